@@ -1,0 +1,51 @@
+# hl_add_vm_test(<name>
+#                COMMAND <cmd> [args...]
+#                [INSMOD "<module> [params]" ...]    our modules to load first
+#                [MODPROBE "<module> [params]" ...]  guest kernel modules
+#                [KERNELS <series>...]               default: all supported
+#                [TIMEOUT <seconds>]                 default: 600
+#                [RUNVM_ARGS <args>...]              more run-vm options
+#                [NO_UNLOAD])
+#
+# Registers one CTest test per kernel, named vm-<series>.<name>, labelled
+# "vm" and "vm-<series>", that boots that kernel under tools/vm/run-vm and
+# runs the command inside the guest.  VM tests run one at a time: each
+# guest already uses both cores.
+function(hl_add_vm_test name)
+  if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
+    return()
+  endif()
+  cmake_parse_arguments(A "NO_UNLOAD" "TIMEOUT"
+                        "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
+  if(NOT A_COMMAND)
+    message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
+  endif()
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 600)
+  endif()
+  if(NOT A_KERNELS)
+    set(A_KERNELS ${HL_KERNEL_SERIES})
+  endif()
+  set(_args --quiet --timeout ${A_TIMEOUT})
+  foreach(_m IN LISTS A_INSMOD)
+    list(APPEND _args --insmod "${_m}")
+  endforeach()
+  foreach(_m IN LISTS A_MODPROBE)
+    list(APPEND _args --modprobe "${_m}")
+  endforeach()
+  if(A_NO_UNLOAD)
+    list(APPEND _args --no-unload)
+  endif()
+  list(APPEND _args ${A_RUNVM_ARGS})
+  math(EXPR _ctest_timeout "${A_TIMEOUT} + 120")
+  foreach(_series IN LISTS A_KERNELS)
+    set(_kver ${HL_KVER_${_series}})
+    add_test(NAME vm-${_series}.${name}
+      COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/run-vm --kernel ${_kver}
+              --kmod-dir ${CMAKE_BINARY_DIR}/kmod/${_kver} ${_args}
+              -- ${A_COMMAND}
+      WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+    set_tests_properties(vm-${_series}.${name} PROPERTIES
+      LABELS "vm;vm-${_series}" TIMEOUT ${_ctest_timeout} RUN_SERIAL TRUE)
+  endforeach()
+endfunction()

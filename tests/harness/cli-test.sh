@@ -1,0 +1,26 @@
+#!/bin/sh
+# Host test of run-vm's command line: help, misuse and unknown kernels are
+# reported with a clear message and status 127, without booting anything.
+set -u
+RUNVM=$1
+fail=0
+check() {
+	want=$1
+	shift
+	out=$("$@" 2>&1)
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL: '$*' exited $got, expected $want: $out"
+		fail=1
+	else
+		echo "ok: '$*' -> $got"
+	fi
+}
+check 0 "$RUNVM" --help
+check 127 "$RUNVM"
+check 127 "$RUNVM" --bogus-option -- true
+check 127 "$RUNVM" --kernel 2.6 -- true
+check 127 "$RUNVM" --accel warp -- true
+check 127 "$RUNVM" --insmod no_such_module -- true
+"$RUNVM" --help | grep -q 'exit status' || { echo "FAIL: --help lacks exit codes"; fail=1; }
+exit $fail

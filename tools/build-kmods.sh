@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Build our kernel modules (and the harness's test modules) for one kernel
+# into OUTDIR, from a private copy of the sources so that builds for
+# different kernels never share object files.
+#
+# usage: build-kmods.sh KVER OUTDIR [--no-check]
+# By default the build is W=1 and sparse (C=1) and any warning fails it.
+# HL_MODULES="habanalabs_sim" in the environment builds only that module.
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[ $# -ge 2 ] || { echo "usage: build-kmods.sh KVER OUTDIR [--no-check]" >&2; exit 2; }
+KVER=$1
+OUT=$(realpath -m "$2")
+TARGET=check
+[ "${3:-}" = --no-check ] && TARGET=all
+KDIR=/lib/modules/$KVER/build
+[ -d "$KDIR" ] || { echo "build-kmods: no headers for $KVER in $KDIR; run tools/setup.sh" >&2; exit 1; }
+
+SRC=$OUT/src
+mkdir -p "$SRC"
+# Copy only what changed so that kbuild's incremental build works.
+for d in kernel uapi tests/kmod; do
+	mkdir -p "$SRC/$d"
+	cp -ru --preserve=timestamps "$TOP/$d/." "$SRC/$d/"
+done
+# Files removed from the tree must not linger in the copy.
+for d in kernel uapi tests/kmod; do
+	(cd "$SRC/$d" && find . -name '*.[ch]' -o -name Kbuild -o -name Makefile) |
+		while read -r f; do
+			case $f in ./compat/generated/*) continue ;; esac
+			[ -e "$TOP/$d/$f" ] || rm -f "$SRC/$d/$f"
+		done
+done
+
+echo "build-kmods: $KVER ($TARGET)"
+make -s -C "$SRC/kernel" KVER="$KVER" ${HL_MODULES:+HL_MODULES="$HL_MODULES"} "$TARGET"
+make -s -C "$KDIR" M="$SRC/tests/kmod" W=1 modules
+find "$SRC/kernel" "$SRC/tests/kmod" -name '*.ko' -exec cp {} "$OUT/" \;
+echo "build-kmods: $KVER: $(cd "$OUT" && ls ./*.ko | xargs -n1 basename | tr '\n' ' ')"

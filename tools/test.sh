@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite: install what is missing, build userspace (with
+# AddressSanitizer and UBSan, and once more without), build the kernel
+# modules for both supported kernels (W=1, sparse), then run every test:
+# host tests, DKMS builds, and the VM tests on 6.1 and 6.12.
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOP"
+
+case ${1:-} in
+-h | --help)
+	echo "usage: tools/test.sh"
+	echo "Sets up this machine (tools/setup.sh) and runs the full test suite."
+	echo "Build trees: build/ (ASan+UBSan, all tests), build-release/ (host tests)."
+	exit 0
+	;;
+esac
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "set-up"
+bash tools/setup.sh
+
+step "build: release (-Werror), userspace only"
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DHL_BUILD_KMODS=OFF -DHL_VM_TESTS=OFF >/dev/null
+cmake --build build-release -j"$(nproc)"
+
+step "build: ASan+UBSan userspace and kernel modules for every kernel"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DHL_SANITIZE=ON >/dev/null
+cmake --build build -j"$(nproc)"
+
+step "VM boot time per kernel"
+while read -r series kver; do
+	tools/vm/run-vm --kernel "$kver" --timeout 300 -- true 2>&1 |
+		grep -E 'booted|accel' || true
+done < <(tools/vm/kernels.sh)
+
+step "host tests (release build)"
+ctest --test-dir build-release --output-on-failure -L host -j"$(nproc)"
+
+step "all tests (sanitizer build): host, dkms, VM on every kernel"
+ctest --test-dir build --output-on-failure -j"$(nproc)"
