@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// ChannelCache: one kernel channel per (source device, destination device).
+//
+// Creating a channel is an ioctl and channels are a limited resource, so
+// every caller asking for the same device pair shares one channel; a
+// reference count decides when it is really destroyed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "result.h"
+
+namespace hlthunk {
+
+// Identifies a device independently of which of its nodes an fd is open on.
+struct DeviceKey {
+	int kind;   // DeviceKind
+	int index;  // device index within its kind
+	bool operator<(const DeviceKey &o) const
+	{
+		return kind != o.kind ? kind < o.kind : index < o.index;
+	}
+	bool operator==(const DeviceKey &o) const
+	{
+		return kind == o.kind && index == o.index;
+	}
+};
+
+class ChannelCache {
+public:
+	using Create = std::function<Result<uint32_t>(int src_fd, int dst_fd)>;
+	using Destroy = std::function<Result<void>(uint32_t id)>;
+
+	ChannelCache(Create c, Destroy d)
+		: create_(std::move(c)), destroy_(std::move(d))
+	{
+	}
+
+	// The channel for (src, dst), created through the fds on first use.
+	Result<uint32_t> acquire(DeviceKey src, DeviceKey dst, int src_fd,
+				 int dst_fd);
+	// Drops one reference; destroys the channel with the last.  -ENOENT
+	// for an id this cache does not hold (never created, or destroyed).
+	Result<void> release(uint32_t id);
+	bool contains(uint32_t id) const;
+	int refs(uint32_t id) const;
+	size_t size() const;
+	// Forgets every channel without destroying it (child after fork).
+	void forget_all();
+
+private:
+	struct Entry {
+		uint32_t id;
+		int refs;
+	};
+	Create create_;
+	Destroy destroy_;
+	mutable std::mutex mu_;
+	std::map<std::pair<DeviceKey, DeviceKey>, Entry> by_pair_;
+	std::map<uint32_t, std::pair<DeviceKey, DeviceKey>> by_id_;
+};
+
+}  // namespace hlthunk

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include "registration_cache.h"
+
+#include <vector>
+
+namespace hlthunk {
+
+Region::~Region()
+{
+	if (registered_ && dereg_ && desc_.kind != MappingKind::Imported)
+		dereg_(reg_.cookie);
+}
+
+Result<void> RegistrationCache::add(const MappingDesc &d)
+{
+	auto region = std::make_shared<Region>(d);
+	std::unique_lock<std::shared_mutex> l(mu_);
+	return by_fd_[d.fd].insert(d.va, d.size, std::move(region));
+}
+
+Result<MappingDesc> RegistrationCache::lookup(int fd, uint64_t addr) const
+{
+	std::shared_lock<std::shared_mutex> l(mu_);
+	auto it = by_fd_.find(fd);
+	if (it == by_fd_.end())
+		return Err{-EFAULT};
+	auto hit = const_cast<IntervalMap<std::shared_ptr<Region>> &>(it->second)
+			   .find(addr, 1);
+	if (!hit)
+		return Err{hit.error()};
+	return (*hit->value)->desc();
+}
+
+Result<Resolved> RegistrationCache::resolve(int fd, uint64_t addr,
+					    uint64_t len)
+{
+	std::shared_ptr<Region> region;
+	uint64_t offset;
+	{
+		std::shared_lock<std::shared_mutex> l(mu_);
+		auto it = by_fd_.find(fd);
+		if (it == by_fd_.end())
+			return Err{-EFAULT};
+		auto hit = it->second.find(addr, len ? len : 1);
+		if (!hit)
+			return Err{hit.error()};
+		region = *hit->value;
+		offset = hit->offset;
+	}
+
+	std::lock_guard<std::mutex> l(region->mu_);
+	if (!region->registered_) {
+		if (region->desc_.kind == MappingKind::Imported) {
+			region->reg_.cookie = region->desc_.cookie;
+		} else {
+			auto r = register_(region->desc_);
+			if (!r)
+				return Err{r.error()};
+			region->reg_ = std::move(*r);
+			region->dereg_ = deregister_;
+		}
+		region->registered_ = true;
+	}
+	return Resolved{region, region->reg_.cookie, offset};
+}
+
+size_t RegistrationCache::remove_mapping(int fd, uint64_t va)
+{
+	std::shared_ptr<Region> dropped;  // released after the lock
+	std::unique_lock<std::shared_mutex> l(mu_);
+	auto it = by_fd_.find(fd);
+	if (it == by_fd_.end())
+		return 0;
+	auto v = it->second.erase(va);
+	if (!v)
+		return 0;
+	dropped = std::move(*v);
+	l.unlock();
+	return 1;
+}
+
+size_t RegistrationCache::remove_handle(int fd, uint64_t handle)
+{
+	std::vector<std::shared_ptr<Region>> dropped;
+	std::unique_lock<std::shared_mutex> l(mu_);
+	auto it = by_fd_.find(fd);
+	if (it == by_fd_.end())
+		return 0;
+	return it->second.erase_if([&](std::shared_ptr<Region> &r) {
+		const auto &d = r->desc();
+		if (d.kind != MappingKind::Device || d.handle != handle)
+			return false;
+		dropped.push_back(r);
+		return true;
+	});
+}
+
+size_t RegistrationCache::remove_fd(int fd)
+{
+	IntervalMap<std::shared_ptr<Region>> dropped;
+	std::unique_lock<std::shared_mutex> l(mu_);
+	auto it = by_fd_.find(fd);
+	if (it == by_fd_.end())
+		return 0;
+	dropped = std::move(it->second);
+	by_fd_.erase(it);
+	l.unlock();
+	return dropped.size();
+}
+
+void RegistrationCache::forget_all()
+{
+	std::unique_lock<std::shared_mutex> l(mu_);
+	for (auto &kv : by_fd_)
+		kv.second.for_each([](uint64_t, uint64_t,
+				      std::shared_ptr<Region> &r) { r->disown(); });
+	by_fd_.clear();
+}
+
+size_t RegistrationCache::size() const
+{
+	std::shared_lock<std::shared_mutex> l(mu_);
+	size_t n = 0;
+	for (auto &kv : by_fd_)
+		n += kv.second.size();
+	return n;
+}
+
+}  // namespace hlthunk
