@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * habanalabs_sim: emulated Gaudi2 devices speaking a subset of the
+ * habanalabs uapi.  Shared definitions of the module's parts.
+ */
+#ifndef HL_SIM_H
+#define HL_SIM_H
+
+#include <linux/atomic.h>
+#include <linux/cdev.h>
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/idr.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "habanalabs_abi.h"
+
+#define SIM_NAME		"habanalabs_sim"
+#define SIM_MAX_DEVICES		8
+
+/*
+ * Device virtual address ranges of every context.  Device memory and host
+ * (userptr) mappings live in separate ranges, as on Gaudi2, and a guard
+ * page separates neighbouring mappings.
+ */
+#define SIM_DRAM_VA_BASE	0x100000000000ull	/* 16 TiB */
+#define SIM_DRAM_VA_SIZE	0x010000000000ull	/* 1 TiB */
+#define SIM_HOST_VA_BASE	0x200000000000ull	/* 32 TiB */
+#define SIM_HOST_VA_SIZE	0x010000000000ull
+
+/* Page sizes ALLOC accepts: 4 KiB (default), 64 KiB, 2 MiB. */
+#define SIM_PAGE_ORDER_MASK	(BIT_ULL(12) | BIT_ULL(16) | BIT_ULL(21))
+
+/* CB handles are mmap offsets: type in the high page-offset bits. */
+#define SIM_MMAP_TYPE_CB	(0x2ull << 47)
+#define SIM_MMAP_ID_MASK	0xffffffffull
+
+/* Live object counters, reported in debugfs for leak checks. */
+enum sim_stat {
+	SIM_STAT_CTX,		/* open compute contexts */
+	SIM_STAT_BO,		/* device memory and userptr backing objects */
+	SIM_STAT_ALLOC,		/* live ALLOC handles */
+	SIM_STAT_MAPPING,	/* live device VA mappings */
+	SIM_STAT_USERPTR,	/* pinned host ranges */
+	SIM_STAT_DMABUF,	/* exported dma-bufs not yet released */
+	SIM_STAT_DMABUF_ATTACH,	/* dma-buf attachments mapped to an sg table */
+	SIM_STAT_DMABUF_VMAP,	/* kernel vmaps of dma-bufs */
+	SIM_STAT_CB,		/* command buffers (incl. destroyed but mmapped) */
+	SIM_STAT_CS,		/* command submissions not yet freed */
+	SIM_STAT_NR
+};
+
+extern atomic_t sim_stats[SIM_STAT_NR];
+
+static inline void sim_stat_inc(enum sim_stat s)
+{
+	atomic_inc(&sim_stats[s]);
+}
+
+static inline void sim_stat_dec(enum sim_stat s)
+{
+	atomic_dec(&sim_stats[s]);
+}
+
+struct sim_device {
+	unsigned int index;
+	dev_t devt;			/* compute minor; control is devt + 1 */
+	struct cdev cdev;		/* both minors */
+	struct device *dev_compute;
+	struct device *dev_control;
+	struct workqueue_struct *wq;	/* ordered: CSs run in order */
+
+	struct mutex open_lock;
+	bool compute_busy;		/* the one compute open */
+	u64 open_count;
+
+	spinlock_t mem_lock;
+	u64 mem_size;			/* bytes of emulated DRAM */
+	u64 mem_used;			/* charged by live device BOs */
+
+	char pci_addr[16];
+};
+
+/*
+ * Backing object: pages of emulated device memory, or pinned host pages
+ * of a userptr mapping.  Refcounted: its handle, mappings, dma-bufs and
+ * in-flight CSs each hold a reference.
+ */
+struct sim_bo {
+	struct kref ref;
+	struct sim_device *sdev;
+	bool userptr;
+	unsigned long npages;
+	struct page **pages;
+	u64 size;			/* npages * PAGE_SIZE */
+	u64 page_size;			/* device page size asked at ALLOC */
+};
+
+/* One mapping in a context's device VA space. */
+struct sim_va {
+	struct list_head node;		/* ctx->vas, sorted by start */
+	u64 start;			/* page aligned */
+	u64 size;			/* page multiple, = bo->size */
+	u64 data_off;			/* userptr: offset in first page */
+	u64 data_len;			/* bytes the user may address */
+	struct sim_bo *bo;		/* reference */
+	int handle;			/* ALLOC handle, 0 for userptr */
+};
+
+/* An ALLOC handle. */
+struct sim_alloc {
+	struct sim_bo *bo;		/* reference */
+	unsigned int map_count;
+};
+
+struct sim_cb {
+	struct kref ref;
+	u32 id;
+	u32 size;			/* page multiple */
+	void *kaddr;			/* vmalloc_user() */
+	atomic_t mmap_count;
+};
+
+/* Per-open state.  A control open has only sdev and control set. */
+struct sim_ctx {
+	struct sim_device *sdev;
+	bool control;
+
+	struct mutex lock;		/* everything below except CS state */
+	struct idr allocs;		/* handle -> struct sim_alloc */
+	struct idr cbs;			/* id -> struct sim_cb (reference) */
+	struct list_head vas;
+	u64 dram_used;
+
+	spinlock_t cs_lock;
+	struct list_head cs_pending;	/* submitted, not completed */
+	u64 last_seq;
+	atomic_t aborting;		/* set at release */
+	wait_queue_head_t abort_wq;
+};
+
+/* sim_main.c */
+extern unsigned int sim_cs_delay_ms;
+
+/* sim_dev.c */
+int sim_devices_create(unsigned int num, u64 mem_size);
+void sim_devices_destroy(void);
+
+/* sim_mem.c */
+void sim_bo_put(struct sim_bo *bo);
+void sim_bo_get(struct sim_bo *bo);
+int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args);
+struct sim_va *sim_va_find(struct sim_ctx *ctx, u64 addr, u64 len);
+void sim_mem_ctx_fini(struct sim_ctx *ctx);
+
+/* sim_dmabuf.c */
+int sim_dmabuf_export(struct sim_bo *bo, u64 offset, u64 size, u32 flags);
+
+/* sim_cb.c */
+int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args);
+int sim_cb_mmap(struct sim_ctx *ctx, struct vm_area_struct *vma);
+struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle);
+void sim_cb_put(struct sim_cb *cb);
+void sim_cb_ctx_fini(struct sim_ctx *ctx);
+
+/* sim_cs.c */
+int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args);
+int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args);
+void sim_cs_ctx_fini(struct sim_ctx *ctx);
+
+#endif /* HL_SIM_H */

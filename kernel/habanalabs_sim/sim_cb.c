@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs_sim: command buffers.  A CB is kernel memory that userspace
+ * fills through mmap() of the compute node at offset cb_handle, and that
+ * a CS names by handle.  A destroyed CB lives on while it is mmapped.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "hl_compat.h"
+#include "sim.h"
+
+static void sim_cb_release(struct kref *ref)
+{
+	struct sim_cb *cb = container_of(ref, struct sim_cb, ref);
+
+	vfree(cb->kaddr);
+	kfree(cb);
+	sim_stat_dec(SIM_STAT_CB);
+}
+
+void sim_cb_put(struct sim_cb *cb)
+{
+	kref_put(&cb->ref, sim_cb_release);
+}
+
+static u64 sim_cb_handle(u32 id)
+{
+	return ((u64)id | SIM_MMAP_TYPE_CB) << PAGE_SHIFT;
+}
+
+/* A handle (or mmap page offset) names a CB: returns its id or -1. */
+static long sim_cb_id(u64 pgoff)
+{
+	if ((pgoff & ~SIM_MMAP_ID_MASK) != SIM_MMAP_TYPE_CB)
+		return -1;
+	pgoff &= SIM_MMAP_ID_MASK;
+	if (!pgoff || pgoff > INT_MAX)
+		return -1;
+	return pgoff;
+}
+
+/* Takes a reference on the CB named by handle, or returns NULL. */
+struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
+{
+	struct sim_cb *cb = NULL;
+	long id;
+
+	if (handle & ~PAGE_MASK)
+		return NULL;
+	id = sim_cb_id(handle >> PAGE_SHIFT);
+	if (id < 0)
+		return NULL;
+	mutex_lock(&ctx->lock);
+	cb = idr_find(&ctx->cbs, id);
+	if (cb)
+		kref_get(&cb->ref);
+	mutex_unlock(&ctx->lock);
+	return cb;
+}
+
+static int sim_cb_create(struct sim_ctx *ctx, struct hl_cb_in *in, u64 *out)
+{
+	struct sim_cb *cb;
+	int id;
+
+	/* HL_CB_FLAGS_MAP asks for a device VA; DMA queues do not need it. */
+	if (in->flags & ~HL_CB_FLAGS_MAP)
+		return -EINVAL;
+	if (in->cb_size > HL_MAX_CB_SIZE)
+		return -EINVAL;
+
+	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
+	if (!cb)
+		return -ENOMEM;
+	kref_init(&cb->ref);
+	atomic_set(&cb->mmap_count, 0);
+	/* Like the real driver, at least one page. */
+	cb->size = PAGE_ALIGN(max_t(u32, in->cb_size, 1));
+	cb->kaddr = vmalloc_user(cb->size);
+	if (!cb->kaddr) {
+		kfree(cb);
+		return -ENOMEM;
+	}
+
+	mutex_lock(&ctx->lock);
+	id = idr_alloc(&ctx->cbs, cb, 1, INT_MAX, GFP_KERNEL);
+	if (id > 0)
+		cb->id = id;
+	mutex_unlock(&ctx->lock);
+	if (id < 0) {
+		vfree(cb->kaddr);
+		kfree(cb);
+		return id;
+	}
+	sim_stat_inc(SIM_STAT_CB);
+	*out = sim_cb_handle(id);
+	return 0;
+}
+
+static int sim_cb_destroy(struct sim_ctx *ctx, struct hl_cb_in *in)
+{
+	struct sim_cb *cb;
+	long id;
+
+	if (in->flags || (in->cb_handle & ~PAGE_MASK))
+		return -EINVAL;
+	id = sim_cb_id(in->cb_handle >> PAGE_SHIFT);
+	if (id < 0)
+		return -EINVAL;
+	mutex_lock(&ctx->lock);
+	cb = idr_remove(&ctx->cbs, id);
+	mutex_unlock(&ctx->lock);
+	if (!cb)
+		return -EINVAL;
+	sim_cb_put(cb);
+	return 0;
+}
+
+int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args)
+{
+	struct hl_cb_in in = args->in;
+	struct sim_cb *cb;
+	u64 out = 0;
+	int rc;
+
+	switch (in.op) {
+	case HL_CB_OP_CREATE:
+		rc = sim_cb_create(ctx, &in, &out);
+		break;
+	case HL_CB_OP_DESTROY:
+		rc = sim_cb_destroy(ctx, &in);
+		break;
+	case HL_CB_OP_INFO:
+		/* No CB here has a device VA. */
+		if (in.flags)
+			return -EINVAL;
+		cb = sim_cb_get(ctx, in.cb_handle);
+		if (!cb)
+			return -EINVAL;
+		out = atomic_read(&cb->mmap_count);
+		sim_cb_put(cb);
+		rc = 0;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (rc)
+		return rc;
+	memset(args, 0, sizeof(*args));
+	args->out.cb_handle = out;	/* usage_cnt for INFO */
+	return 0;
+}
+
+static void sim_cb_vm_open(struct vm_area_struct *vma)
+{
+	struct sim_cb *cb = vma->vm_private_data;
+
+	kref_get(&cb->ref);
+	atomic_inc(&cb->mmap_count);
+}
+
+static void sim_cb_vm_close(struct vm_area_struct *vma)
+{
+	struct sim_cb *cb = vma->vm_private_data;
+
+	atomic_dec(&cb->mmap_count);
+	sim_cb_put(cb);
+}
+
+static const struct vm_operations_struct sim_cb_vm_ops = {
+	.open = sim_cb_vm_open,
+	.close = sim_cb_vm_close,
+};
+
+int sim_cb_mmap(struct sim_ctx *ctx, struct vm_area_struct *vma)
+{
+	struct sim_cb *cb;
+	int rc;
+
+	if (sim_cb_id(vma->vm_pgoff) < 0)
+		return -EINVAL;
+	cb = sim_cb_get(ctx, vma->vm_pgoff << PAGE_SHIFT);
+	if (!cb)
+		return -EINVAL;
+	/* The whole CB, as the real driver requires. */
+	if (vma->vm_end - vma->vm_start != cb->size) {
+		sim_cb_put(cb);
+		return -EINVAL;
+	}
+	hl_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY |
+			 VM_NORESERVE);
+	/* remap_vmalloc_range() takes the offset into the CB, i.e. 0. */
+	vma->vm_pgoff = 0;
+	rc = remap_vmalloc_range(vma, cb->kaddr, 0);
+	if (rc) {
+		sim_cb_put(cb);
+		return rc;
+	}
+	vma->vm_private_data = cb;
+	vma->vm_ops = &sim_cb_vm_ops;
+	atomic_inc(&cb->mmap_count);	/* the reference is the vma's now */
+	return 0;
+}
+
+void sim_cb_ctx_fini(struct sim_ctx *ctx)
+{
+	struct sim_cb *cb;
+	int id;
+
+	mutex_lock(&ctx->lock);
+	idr_for_each_entry(&ctx->cbs, cb, id) {
+		idr_remove(&ctx->cbs, id);
+		sim_cb_put(cb);
+	}
+	mutex_unlock(&ctx->lock);
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs_sim: the emulated devices, their char nodes and sysfs
+ * attributes, open/release and ioctl dispatch, and the INFO ioctl.
+ *
+ * Device i has the compute node minor 2*i ("hlsim<i>", one open at a
+ * time) and the control node minor 2*i+1 ("hlsim_controlD<i>", INFO
+ * only), mirroring the legacy habanalabs "hl<i>"/"hl_controlD<i>" nodes.
+ */
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "hl_compat.h"
+#include "sim.h"
+
+static struct class *sim_class;
+static dev_t sim_devt_base;
+static struct sim_device *sim_devs;
+static unsigned int sim_ndevs;
+
+/* ---- sysfs --------------------------------------------------------- */
+
+static ssize_t device_type_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "GAUDI2\n");
+}
+static DEVICE_ATTR_RO(device_type);
+
+static ssize_t pci_addr_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	struct sim_device *sdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", sdev->pci_addr);
+}
+static DEVICE_ATTR_RO(pci_addr);
+
+static ssize_t memory_size_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct sim_device *sdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%llu\n", sdev->mem_size);
+}
+static DEVICE_ATTR_RO(memory_size);
+
+static ssize_t memory_used_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct sim_device *sdev = dev_get_drvdata(dev);
+	u64 used;
+
+	spin_lock(&sdev->mem_lock);
+	used = sdev->mem_used;
+	spin_unlock(&sdev->mem_lock);
+	return sysfs_emit(buf, "%llu\n", used);
+}
+static DEVICE_ATTR_RO(memory_used);
+
+static ssize_t status_show(struct device *dev,
+			   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "operational\n");
+}
+static DEVICE_ATTR_RO(status);
+
+static ssize_t device_index_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct sim_device *sdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", sdev->index);
+}
+static DEVICE_ATTR_RO(device_index);
+
+static ssize_t in_use_show(struct device *dev,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sim_device *sdev = dev_get_drvdata(dev);
+	bool busy;
+
+	mutex_lock(&sdev->open_lock);
+	busy = sdev->compute_busy;
+	mutex_unlock(&sdev->open_lock);
+	return sysfs_emit(buf, "%d\n", busy);
+}
+static DEVICE_ATTR_RO(in_use);
+
+static struct attribute *sim_dev_attrs[] = {
+	&dev_attr_device_type.attr,
+	&dev_attr_pci_addr.attr,
+	&dev_attr_memory_size.attr,
+	&dev_attr_memory_used.attr,
+	&dev_attr_status.attr,
+	&dev_attr_device_index.attr,
+	&dev_attr_in_use.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(sim_dev);
+
+/* ---- INFO ---------------------------------------------------------- */
+
+static int sim_info_copy(struct hl_info_args *args, const void *src,
+			 size_t len)
+{
+	void __user *out = u64_to_user_ptr(args->return_pointer);
+
+	if (copy_to_user(out, src, min_t(size_t, len, args->return_size)))
+		return -EFAULT;
+	return 0;
+}
+
+static int sim_info_ioctl(struct sim_ctx *ctx, struct hl_info_args *args)
+{
+	struct sim_device *sdev = ctx->sdev;
+
+	if (!args->return_pointer || !args->return_size || args->pad)
+		return -EINVAL;
+
+	switch (args->op) {
+	case HL_INFO_HW_IP_INFO: {
+		struct hl_info_hw_ip_info hw = {};
+
+		hw.dram_base_address = SIM_DRAM_VA_BASE;
+		hw.dram_size = sdev->mem_size;
+		hw.device_id = HL_PCI_DEVICE_ID_GAUDI2;
+		hw.module_id = sdev->index;
+		hw.dram_enabled = 1;
+		hw.dram_page_size = PAGE_SIZE;
+		hw.device_mem_alloc_default_page_size = PAGE_SIZE;
+		hw.edma_enabled_mask = 0;
+		strscpy(hw.cpucp_version, "habanalabs_sim",
+			sizeof(hw.cpucp_version));
+		strscpy(hw.card_name, "HLSIM", sizeof(hw.card_name));
+		return sim_info_copy(args, &hw, sizeof(hw));
+	}
+	case HL_INFO_DEVICE_STATUS: {
+		struct hl_info_device_status st = {
+			.status = HL_DEVICE_STATUS_OPERATIONAL,
+		};
+
+		return sim_info_copy(args, &st, sizeof(st));
+	}
+	case HL_INFO_DRAM_USAGE: {
+		struct hl_info_dram_usage du = {};
+
+		spin_lock(&sdev->mem_lock);
+		du.dram_free_mem = sdev->mem_size - sdev->mem_used;
+		spin_unlock(&sdev->mem_lock);
+		if (!ctx->control) {
+			mutex_lock(&ctx->lock);
+			du.ctx_dram_mem = ctx->dram_used;
+			mutex_unlock(&ctx->lock);
+		}
+		return sim_info_copy(args, &du, sizeof(du));
+	}
+	case HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES: {
+		struct hl_info_dev_memalloc_page_sizes ps = {
+			.page_order_bitmask = SIM_PAGE_ORDER_MASK,
+		};
+
+		return sim_info_copy(args, &ps, sizeof(ps));
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ---- file operations ----------------------------------------------- */
+
+static int sim_open(struct inode *inode, struct file *file)
+{
+	struct sim_device *sdev = container_of(inode->i_cdev,
+					       struct sim_device, cdev);
+	bool control = iminor(inode) & 1;
+	struct sim_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->sdev = sdev;
+	ctx->control = control;
+	mutex_init(&ctx->lock);
+	idr_init(&ctx->allocs);
+	idr_init(&ctx->cbs);
+	INIT_LIST_HEAD(&ctx->vas);
+	spin_lock_init(&ctx->cs_lock);
+	INIT_LIST_HEAD(&ctx->cs_pending);
+	init_waitqueue_head(&ctx->abort_wq);
+
+	if (!control) {
+		mutex_lock(&sdev->open_lock);
+		if (sdev->compute_busy) {
+			mutex_unlock(&sdev->open_lock);
+			kfree(ctx);
+			return -EBUSY;
+		}
+		sdev->compute_busy = true;
+		sdev->open_count++;
+		mutex_unlock(&sdev->open_lock);
+		sim_stat_inc(SIM_STAT_CTX);
+	}
+
+	file->private_data = ctx;
+	/* Device memory is not a file: no seeking, no read or write. */
+	return nonseekable_open(inode, file);
+}
+
+static int sim_release(struct inode *inode, struct file *file)
+{
+	struct sim_ctx *ctx = file->private_data;
+	struct sim_device *sdev = ctx->sdev;
+
+	if (!ctx->control) {
+		/* In-flight CSs hold references on what they copy. */
+		sim_cs_ctx_fini(ctx);
+		sim_cb_ctx_fini(ctx);
+		sim_mem_ctx_fini(ctx);
+		mutex_lock(&sdev->open_lock);
+		sdev->compute_busy = false;
+		mutex_unlock(&sdev->open_lock);
+		sim_stat_dec(SIM_STAT_CTX);
+	}
+	idr_destroy(&ctx->allocs);
+	idr_destroy(&ctx->cbs);
+	mutex_destroy(&ctx->lock);
+	kfree(ctx);
+	return 0;
+}
+
+/* Both the accel ('d') and the former misc ('H') numbering are accepted. */
+static int sim_ioctl_nr(unsigned int cmd)
+{
+	switch (cmd) {
+	case DRM_IOCTL_HL_INFO:
+	case HL_LEGACY_IOCTL_INFO:
+		return HL_IOCTL_INFO;
+	case DRM_IOCTL_HL_CB:
+	case HL_LEGACY_IOCTL_CB:
+		return HL_IOCTL_CB;
+	case DRM_IOCTL_HL_CS:
+	case HL_LEGACY_IOCTL_CS:
+		return HL_IOCTL_CS;
+	case DRM_IOCTL_HL_WAIT_CS:
+	case HL_LEGACY_IOCTL_WAIT_CS:
+		return HL_IOCTL_WAIT_CS;
+	case DRM_IOCTL_HL_MEMORY:
+	case HL_LEGACY_IOCTL_MEMORY:
+		return HL_IOCTL_MEMORY;
+	default:
+		return -1;
+	}
+}
+
+union sim_ioctl_args {
+	struct hl_info_args info;
+	union hl_cb_args cb;
+	union hl_cs_args cs;
+	union hl_wait_cs_args wait;
+	union hl_mem_args mem;
+};
+
+static long sim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct sim_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	union sim_ioctl_args a;
+	unsigned int size = _IOC_SIZE(cmd);
+	int nr = sim_ioctl_nr(cmd);
+	int rc;
+
+	if (nr < 0)
+		return -ENOTTY;
+	/* Like the real driver, a control node serves INFO only. */
+	if (ctx->control && nr != HL_IOCTL_INFO)
+		return -ENOTTY;
+	if (copy_from_user(&a, uarg, size))
+		return -EFAULT;
+
+	switch (nr) {
+	case HL_IOCTL_INFO:
+		return sim_info_ioctl(ctx, &a.info);
+	case HL_IOCTL_CB:
+		rc = sim_cb_ioctl(ctx, &a.cb);
+		break;
+	case HL_IOCTL_CS:
+		rc = sim_cs_ioctl(ctx, &a.cs);
+		break;
+	case HL_IOCTL_WAIT_CS:
+		rc = sim_wait_cs_ioctl(ctx, &a.wait);
+		break;
+	case HL_IOCTL_MEMORY:
+		rc = sim_mem_ioctl(ctx, &a.mem);
+		break;
+	default:
+		return -ENOTTY;
+	}
+	/*
+	 * Output is copied back on failure too: WAIT_CS reports a status
+	 * along with -EIO.  If this copy fails after an export, the new fd
+	 * stays in the caller's table, as with the real driver.
+	 */
+	if (copy_to_user(uarg, &a, size) && !rc)
+		rc = -EFAULT;
+	return rc;
+}
+
+static int sim_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct sim_ctx *ctx = file->private_data;
+
+	if (ctx->control)
+		return -EPERM;
+	return sim_cb_mmap(ctx, vma);
+}
+
+static const struct file_operations sim_fops = {
+	/* habanalabs_ipc recognises our nodes by this owner's name. */
+	.owner = THIS_MODULE,
+	.open = sim_open,
+	.release = sim_release,
+	.unlocked_ioctl = sim_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = sim_mmap,
+};
+
+/* ---- creation ------------------------------------------------------ */
+
+static void sim_device_fini(struct sim_device *sdev)
+{
+	if (sdev->dev_control)
+		device_destroy(sim_class, sdev->devt + 1);
+	if (sdev->dev_compute)
+		device_destroy(sim_class, sdev->devt);
+	cdev_del(&sdev->cdev);
+	if (sdev->wq)
+		destroy_workqueue(sdev->wq);
+	mutex_destroy(&sdev->open_lock);
+}
+
+static int sim_device_init(struct sim_device *sdev, unsigned int index,
+			   u64 mem_size)
+{
+	int rc;
+
+	sdev->index = index;
+	sdev->devt = MKDEV(MAJOR(sim_devt_base), 2 * index);
+	sdev->mem_size = mem_size;
+	spin_lock_init(&sdev->mem_lock);
+	mutex_init(&sdev->open_lock);
+	/* Stable per index: bus 0x10 + index, like slots in one server. */
+	snprintf(sdev->pci_addr, sizeof(sdev->pci_addr), "0000:%02x:00.0",
+		 0x10 + index);
+
+	sdev->wq = alloc_ordered_workqueue("hlsim%u-cs", 0, index);
+	if (!sdev->wq) {
+		mutex_destroy(&sdev->open_lock);
+		return -ENOMEM;
+	}
+
+	cdev_init(&sdev->cdev, &sim_fops);
+	sdev->cdev.owner = THIS_MODULE;
+	rc = cdev_add(&sdev->cdev, sdev->devt, 2);
+	if (rc) {
+		destroy_workqueue(sdev->wq);
+		mutex_destroy(&sdev->open_lock);
+		return rc;
+	}
+
+	sdev->dev_compute = device_create(sim_class, NULL, sdev->devt, sdev,
+					  "hlsim%u", index);
+	if (IS_ERR(sdev->dev_compute)) {
+		rc = PTR_ERR(sdev->dev_compute);
+		sdev->dev_compute = NULL;
+		goto err;
+	}
+	sdev->dev_control = device_create(sim_class, NULL, sdev->devt + 1,
+					  sdev, "hlsim_controlD%u", index);
+	if (IS_ERR(sdev->dev_control)) {
+		rc = PTR_ERR(sdev->dev_control);
+		sdev->dev_control = NULL;
+		goto err;
+	}
+	return 0;
+err:
+	sim_device_fini(sdev);
+	return rc;
+}
+
+int sim_devices_create(unsigned int num, u64 mem_size)
+{
+	unsigned int i;
+	int rc;
+
+	sim_devs = kcalloc(num, sizeof(*sim_devs), GFP_KERNEL);
+	if (!sim_devs)
+		return -ENOMEM;
+
+	rc = alloc_chrdev_region(&sim_devt_base, 0, 2 * num, SIM_NAME);
+	if (rc)
+		goto err_free;
+
+	sim_class = hl_class_create(SIM_NAME);
+	if (IS_ERR(sim_class)) {
+		rc = PTR_ERR(sim_class);
+		goto err_region;
+	}
+	sim_class->dev_groups = sim_dev_groups;
+
+	for (i = 0; i < num; i++) {
+		rc = sim_device_init(&sim_devs[i], i, mem_size);
+		if (rc)
+			goto err_devs;
+		sim_ndevs++;
+	}
+	pr_info(SIM_NAME ": %u emulated GAUDI2 device(s), %llu MiB each, major %d\n",
+		num, mem_size >> 20, MAJOR(sim_devt_base));
+	return 0;
+
+err_devs:
+	while (sim_ndevs)
+		sim_device_fini(&sim_devs[--sim_ndevs]);
+	class_destroy(sim_class);
+err_region:
+	unregister_chrdev_region(sim_devt_base, 2 * num);
+err_free:
+	kfree(sim_devs);
+	return rc;
+}
+
+void sim_devices_destroy(void)
+{
+	unsigned int n = sim_ndevs;
+
+	while (sim_ndevs)
+		sim_device_fini(&sim_devs[--sim_ndevs]);
+	class_destroy(sim_class);
+	unregister_chrdev_region(sim_devt_base, 2 * n);
+	kfree(sim_devs);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs_sim: module parameters, live object statistics in debugfs,
+ * module entry and exit.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+
+#include "hl_compat.h"
+#include "sim.h"
+
+static unsigned int num_devices = 2;
+module_param(num_devices, uint, 0444);
+MODULE_PARM_DESC(num_devices, "Number of emulated devices (1-8, default 2)");
+
+static unsigned int memory_mb = 256;
+module_param(memory_mb, uint, 0444);
+MODULE_PARM_DESC(memory_mb,
+		 "Device memory per device in MiB (default 256); backing pages are allocated per ALLOC");
+
+/* Lets tests keep a CS in flight long enough to kill its owner. */
+unsigned int sim_cs_delay_ms;
+module_param_named(cs_delay_ms, sim_cs_delay_ms, uint, 0644);
+MODULE_PARM_DESC(cs_delay_ms,
+		 "Delay before each CS executes, in ms (default 0); aborted when the owner closes the device");
+
+atomic_t sim_stats[SIM_STAT_NR];
+
+static const char * const sim_stat_names[SIM_STAT_NR] = {
+	[SIM_STAT_CTX] = "contexts",
+	[SIM_STAT_BO] = "buffer_objects",
+	[SIM_STAT_ALLOC] = "allocations",
+	[SIM_STAT_MAPPING] = "mappings",
+	[SIM_STAT_USERPTR] = "userptrs",
+	[SIM_STAT_DMABUF] = "dmabufs",
+	[SIM_STAT_DMABUF_ATTACH] = "dmabuf_attachments_mapped",
+	[SIM_STAT_DMABUF_VMAP] = "dmabuf_vmaps",
+	[SIM_STAT_CB] = "command_buffers",
+	[SIM_STAT_CS] = "command_submissions",
+};
+
+static struct dentry *sim_debugfs;
+
+static int sim_stats_show(struct seq_file *m, void *unused)
+{
+	int i;
+
+	for (i = 0; i < SIM_STAT_NR; i++)
+		seq_printf(m, "%s %d\n", sim_stat_names[i],
+			   atomic_read(&sim_stats[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_stats);
+
+static int __init sim_init(void)
+{
+	int rc;
+
+	if (!num_devices || num_devices > SIM_MAX_DEVICES) {
+		pr_err(SIM_NAME ": num_devices must be 1..%d\n",
+		       SIM_MAX_DEVICES);
+		return -EINVAL;
+	}
+	if (!memory_mb || memory_mb > SZ_64K) {
+		pr_err(SIM_NAME ": memory_mb must be 1..65536\n");
+		return -EINVAL;
+	}
+
+	sim_debugfs = debugfs_create_dir(SIM_NAME, NULL);
+	debugfs_create_file("stats", 0444, sim_debugfs, NULL,
+			    &sim_stats_fops);
+
+	rc = sim_devices_create(num_devices, (u64)memory_mb * SZ_1M);
+	if (rc) {
+		debugfs_remove_recursive(sim_debugfs);
+		return rc;
+	}
+	return 0;
+}
+
+static void __exit sim_exit(void)
+{
+	sim_devices_destroy();
+	debugfs_remove_recursive(sim_debugfs);
+}
+
+module_init(sim_init);
+module_exit(sim_exit);
+
+HL_IMPORT_DMA_BUF_NS();
+MODULE_DESCRIPTION("Emulated Habana Gaudi2 devices for testing without hardware");
+MODULE_LICENSE("GPL");

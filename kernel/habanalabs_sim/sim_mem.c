@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs_sim: device memory (ALLOC/FREE), the per-open device VA
+ * space (MAP/UNMAP of device memory and of pinned host memory) and the
+ * checks of EXPORT_DMABUF_FD.
+ */
+#include <linux/fcntl.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "sim.h"
+
+/* Largest userptr mapping: 4 GiB keeps the page array reasonable. */
+#define SIM_MAX_USERPTR_PAGES	(1ul << 20)
+
+/* ---- backing objects ----------------------------------------------- */
+
+static void sim_bo_release(struct kref *ref)
+{
+	struct sim_bo *bo = container_of(ref, struct sim_bo, ref);
+	struct sim_device *sdev = bo->sdev;
+	unsigned long i;
+
+	if (bo->userptr) {
+		/* The device may have written them. */
+		unpin_user_pages_dirty_lock(bo->pages, bo->npages, true);
+		sim_stat_dec(SIM_STAT_USERPTR);
+	} else {
+		for (i = 0; i < bo->npages; i++)
+			if (bo->pages[i])
+				__free_page(bo->pages[i]);
+		spin_lock(&sdev->mem_lock);
+		sdev->mem_used -= bo->size;
+		spin_unlock(&sdev->mem_lock);
+	}
+	kvfree(bo->pages);
+	kfree(bo);
+	sim_stat_dec(SIM_STAT_BO);
+}
+
+void sim_bo_get(struct sim_bo *bo)
+{
+	kref_get(&bo->ref);
+}
+
+void sim_bo_put(struct sim_bo *bo)
+{
+	kref_put(&bo->ref, sim_bo_release);
+}
+
+static struct sim_bo *sim_bo_new(struct sim_device *sdev, unsigned long npages)
+{
+	struct sim_bo *bo;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return NULL;
+	bo->pages = kvcalloc(npages, sizeof(*bo->pages), GFP_KERNEL);
+	if (!bo->pages) {
+		kfree(bo);
+		return NULL;
+	}
+	kref_init(&bo->ref);
+	bo->sdev = sdev;
+	bo->npages = npages;
+	bo->size = (u64)npages << PAGE_SHIFT;
+	bo->page_size = PAGE_SIZE;
+	sim_stat_inc(SIM_STAT_BO);
+	return bo;
+}
+
+/* Device memory is charged at allocation and uncharged at release. */
+static int sim_bo_alloc_device(struct sim_device *sdev, u64 size,
+			       u64 page_size, struct sim_bo **out)
+{
+	unsigned long i, npages = size >> PAGE_SHIFT;
+	struct sim_bo *bo;
+
+	spin_lock(&sdev->mem_lock);
+	if (size > sdev->mem_size - sdev->mem_used) {
+		spin_unlock(&sdev->mem_lock);
+		return -ENOMEM;
+	}
+	sdev->mem_used += size;
+	spin_unlock(&sdev->mem_lock);
+
+	bo = sim_bo_new(sdev, npages);
+	if (!bo) {
+		spin_lock(&sdev->mem_lock);
+		sdev->mem_used -= size;
+		spin_unlock(&sdev->mem_lock);
+		return -ENOMEM;
+	}
+	bo->page_size = page_size;
+	for (i = 0; i < npages; i++) {
+		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO |
+					  __GFP_NOWARN);
+		if (!bo->pages[i]) {
+			sim_bo_put(bo);
+			return -ENOMEM;
+		}
+		if (!(i % 1024))
+			cond_resched();
+	}
+	*out = bo;
+	return 0;
+}
+
+/* ---- VA space ------------------------------------------------------ */
+
+static bool sim_va_range_free(struct sim_ctx *ctx, u64 start, u64 size)
+{
+	struct sim_va *v;
+
+	/* A guard page after every mapping keeps neighbours apart. */
+	list_for_each_entry(v, &ctx->vas, node)
+		if (start < v->start + v->size + PAGE_SIZE &&
+		    v->start < start + size + PAGE_SIZE)
+			return false;
+	return true;
+}
+
+static void sim_va_link(struct sim_ctx *ctx, struct sim_va *va)
+{
+	struct sim_va *v;
+
+	list_for_each_entry(v, &ctx->vas, node) {
+		if (v->start > va->start) {
+			list_add_tail(&va->node, &v->node);
+			return;
+		}
+	}
+	list_add_tail(&va->node, &ctx->vas);
+}
+
+/* Place va (size set) in [base, base + range); ctx->lock held. */
+static int sim_va_place(struct sim_ctx *ctx, struct sim_va *va, u64 base,
+			u64 range, u64 hint, u64 align, bool force)
+{
+	u64 cand = base;
+	struct sim_va *v;
+
+	if (va->size > range)
+		return -ENOMEM;
+	if (hint) {
+		if (IS_ALIGNED(hint, align) && hint >= base &&
+		    hint - base <= range - va->size &&
+		    sim_va_range_free(ctx, hint, va->size)) {
+			va->start = hint;
+			goto link;
+		}
+		/* Without FORCE_HINT an unusable hint is only advice. */
+		if (force)
+			return -EINVAL;
+	}
+	list_for_each_entry(v, &ctx->vas, node) {
+		if (v->start + v->size + PAGE_SIZE <= cand)
+			continue;
+		if (v->start >= base + range)
+			break;
+		if (cand + va->size + PAGE_SIZE <= v->start)
+			break;
+		cand = ALIGN(v->start + v->size + PAGE_SIZE, align);
+	}
+	if (cand < base || cand - base > range - va->size)
+		return -ENOMEM;
+	va->start = cand;
+link:
+	sim_va_link(ctx, va);
+	sim_stat_inc(SIM_STAT_MAPPING);
+	return 0;
+}
+
+/* The mapping that holds [addr, addr + len) entirely; ctx->lock held. */
+struct sim_va *sim_va_find(struct sim_ctx *ctx, u64 addr, u64 len)
+{
+	struct sim_va *v;
+	u64 first;
+
+	list_for_each_entry(v, &ctx->vas, node) {
+		first = v->start + v->data_off;
+		if (addr < first || addr - first >= v->data_len)
+			continue;
+		if (len > v->data_len - (addr - first))
+			return NULL;
+		return v;
+	}
+	return NULL;
+}
+
+/* The mapping whose user-visible address is exactly addr. */
+static struct sim_va *sim_va_lookup(struct sim_ctx *ctx, u64 addr)
+{
+	struct sim_va *v;
+
+	list_for_each_entry(v, &ctx->vas, node)
+		if (v->start + v->data_off == addr)
+			return v;
+	return NULL;
+}
+
+static void sim_va_destroy(struct sim_ctx *ctx, struct sim_va *va)
+{
+	struct sim_alloc *alloc;
+
+	list_del(&va->node);
+	if (va->handle) {
+		alloc = idr_find(&ctx->allocs, va->handle);
+		if (alloc)
+			alloc->map_count--;
+	}
+	sim_bo_put(va->bo);
+	kfree(va);
+	sim_stat_dec(SIM_STAT_MAPPING);
+}
+
+/* ---- operations ---------------------------------------------------- */
+
+static int sim_mem_alloc(struct sim_ctx *ctx, struct hl_mem_in *in,
+			 u64 *handle)
+{
+	struct sim_device *sdev = ctx->sdev;
+	u64 page_size = in->alloc.page_size ? : PAGE_SIZE;
+	struct sim_alloc *alloc;
+	struct sim_bo *bo;
+	u64 size;
+	int rc, id;
+
+	/* Every emulated allocation is contiguous, so the flag is honoured. */
+	if (in->flags & ~HL_MEM_CONTIGUOUS)
+		return -EINVAL;
+	if (!in->alloc.mem_size)
+		return -EINVAL;
+	if (!is_power_of_2(page_size) ||
+	    !(SIM_PAGE_ORDER_MASK & BIT_ULL(ilog2(page_size))))
+		return -EINVAL;
+	if (in->alloc.mem_size > sdev->mem_size)
+		return -ENOMEM;
+	size = round_up(in->alloc.mem_size, page_size);
+
+	rc = sim_bo_alloc_device(sdev, size, page_size, &bo);
+	if (rc)
+		return rc;
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	if (!alloc) {
+		sim_bo_put(bo);
+		return -ENOMEM;
+	}
+	alloc->bo = bo;
+
+	mutex_lock(&ctx->lock);
+	id = idr_alloc(&ctx->allocs, alloc, 1, INT_MAX, GFP_KERNEL);
+	if (id >= 0)
+		ctx->dram_used += size;
+	mutex_unlock(&ctx->lock);
+	if (id < 0) {
+		kfree(alloc);
+		sim_bo_put(bo);
+		return id;
+	}
+	sim_stat_inc(SIM_STAT_ALLOC);
+	*handle = id;
+	return 0;
+}
+
+static int sim_mem_free(struct sim_ctx *ctx, struct hl_mem_in *in)
+{
+	struct sim_alloc *alloc;
+	u64 handle = in->free.handle;
+
+	if (in->flags)
+		return -EINVAL;
+	if (!handle || handle > INT_MAX)
+		return -EINVAL;
+
+	mutex_lock(&ctx->lock);
+	alloc = idr_find(&ctx->allocs, handle);
+	if (!alloc) {
+		mutex_unlock(&ctx->lock);
+		return -EINVAL;
+	}
+	/* As the real driver: unmap first. */
+	if (alloc->map_count) {
+		mutex_unlock(&ctx->lock);
+		return -EINVAL;
+	}
+	idr_remove(&ctx->allocs, handle);
+	ctx->dram_used -= alloc->bo->size;
+	mutex_unlock(&ctx->lock);
+
+	/* Exported dma-bufs keep their own reference on the pages. */
+	sim_bo_put(alloc->bo);
+	kfree(alloc);
+	sim_stat_dec(SIM_STAT_ALLOC);
+	return 0;
+}
+
+static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
+			      u64 *vaddr)
+{
+	u64 handle = in->map_device.handle;
+	struct sim_alloc *alloc;
+	struct sim_va *va;
+	int rc;
+
+	if (in->flags & ~HL_MEM_FORCE_HINT)
+		return -EINVAL;
+	if (!handle || handle > INT_MAX)
+		return -EINVAL;
+	va = kzalloc(sizeof(*va), GFP_KERNEL);
+	if (!va)
+		return -ENOMEM;
+
+	mutex_lock(&ctx->lock);
+	alloc = idr_find(&ctx->allocs, handle);
+	if (!alloc) {
+		rc = -EINVAL;
+		goto err;
+	}
+	va->bo = alloc->bo;
+	va->size = alloc->bo->size;
+	va->data_len = va->size;
+	va->handle = handle;
+	rc = sim_va_place(ctx, va, SIM_DRAM_VA_BASE, SIM_DRAM_VA_SIZE,
+			  in->map_device.hint_addr,
+			  max_t(u64, alloc->bo->page_size, PAGE_SIZE),
+			  in->flags & HL_MEM_FORCE_HINT);
+	if (rc)
+		goto err;
+	sim_bo_get(va->bo);
+	alloc->map_count++;
+	*vaddr = va->start;
+	mutex_unlock(&ctx->lock);
+	return 0;
+err:
+	mutex_unlock(&ctx->lock);
+	kfree(va);
+	return rc;
+}
+
+static int sim_pin(struct sim_bo *bo, unsigned long start)
+{
+	unsigned long done = 0;
+	int n;
+
+	while (done < bo->npages) {
+		n = pin_user_pages_fast(start + (done << PAGE_SHIFT),
+					bo->npages - done,
+					FOLL_WRITE | FOLL_LONGTERM,
+					bo->pages + done);
+		if (n <= 0) {
+			if (done)
+				unpin_user_pages(bo->pages, done);
+			return n == -ENOMEM ? -ENOMEM : -EFAULT;
+		}
+		done += n;
+	}
+	return 0;
+}
+
+static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
+			    u64 *vaddr)
+{
+	u64 addr = in->map_host.host_virt_addr;
+	u64 len = in->map_host.mem_size;
+	u64 start, end;
+	unsigned long npages;
+	struct sim_va *va;
+	struct sim_bo *bo;
+	int rc;
+
+	if (in->flags & ~(HL_MEM_USERPTR | HL_MEM_FORCE_HINT))
+		return -EINVAL;
+	if (!addr || !len || addr + len < addr)
+		return -EINVAL;
+	start = addr & PAGE_MASK;
+	end = PAGE_ALIGN(addr + len);
+	if (end <= start)
+		return -EINVAL;
+	npages = (end - start) >> PAGE_SHIFT;
+	if (npages > SIM_MAX_USERPTR_PAGES)
+		return -EINVAL;
+
+	bo = sim_bo_new(ctx->sdev, npages);
+	if (!bo)
+		return -ENOMEM;
+	rc = sim_pin(bo, start);
+	if (rc) {
+		/* Nothing pinned: release as plain memory of zero pages. */
+		bo->npages = 0;
+		bo->size = 0;
+		sim_bo_put(bo);
+		return rc;
+	}
+	bo->userptr = true;
+	sim_stat_inc(SIM_STAT_USERPTR);
+
+	va = kzalloc(sizeof(*va), GFP_KERNEL);
+	if (!va) {
+		sim_bo_put(bo);
+		return -ENOMEM;
+	}
+	va->bo = bo;
+	va->size = bo->size;
+	va->data_off = addr - start;
+	va->data_len = len;
+
+	mutex_lock(&ctx->lock);
+	rc = sim_va_place(ctx, va, SIM_HOST_VA_BASE, SIM_HOST_VA_SIZE,
+			  in->map_host.hint_addr & PAGE_MASK, PAGE_SIZE,
+			  in->flags & HL_MEM_FORCE_HINT);
+	if (!rc)
+		*vaddr = va->start + va->data_off;
+	mutex_unlock(&ctx->lock);
+	if (rc) {
+		kfree(va);
+		sim_bo_put(bo);
+	}
+	return rc;
+}
+
+static int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
+{
+	struct sim_va *va;
+
+	if (in->flags)
+		return -EINVAL;
+	mutex_lock(&ctx->lock);
+	va = sim_va_lookup(ctx, in->unmap.device_virt_addr);
+	if (!va) {
+		mutex_unlock(&ctx->lock);
+		return -EINVAL;
+	}
+	/* Unlike the real driver, exported memory may be unmapped. */
+	sim_va_destroy(ctx, va);
+	mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+static int sim_mem_export(struct sim_ctx *ctx, struct hl_mem_in *in)
+{
+	u64 addr = in->export_dmabuf_fd.addr;
+	u64 size = in->export_dmabuf_fd.mem_size;
+	u64 offset = in->export_dmabuf_fd.offset;
+	struct sim_va *va;
+	struct sim_bo *bo;
+	int fd;
+
+	if (in->flags & ~(O_ACCMODE | O_CLOEXEC))
+		return -EINVAL;
+	/* The real driver's checks, in its order. */
+	if (!PAGE_ALIGNED(addr) || !size || !PAGE_ALIGNED(size) ||
+	    !PAGE_ALIGNED(offset))
+		return -EINVAL;
+
+	mutex_lock(&ctx->lock);
+	va = sim_va_lookup(ctx, addr);
+	/* Only device memory can be exported; host memory cannot. */
+	if (!va || !va->handle || offset > va->bo->size ||
+	    size > va->bo->size - offset) {
+		mutex_unlock(&ctx->lock);
+		return -EINVAL;
+	}
+	bo = va->bo;
+	sim_bo_get(bo);
+	mutex_unlock(&ctx->lock);
+
+	fd = sim_dmabuf_export(bo, offset, size, in->flags);
+	sim_bo_put(bo);
+	return fd;
+}
+
+int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
+{
+	struct hl_mem_in in = args->in;
+	u64 out = 0;
+	int rc;
+
+	if (in.num_of_elements)
+		return -EINVAL;
+
+	switch (in.op) {
+	case HL_MEM_OP_ALLOC:
+		rc = sim_mem_alloc(ctx, &in, &out);
+		break;
+	case HL_MEM_OP_FREE:
+		rc = sim_mem_free(ctx, &in);
+		break;
+	case HL_MEM_OP_MAP:
+		if (in.flags & HL_MEM_USERPTR)
+			rc = sim_mem_map_host(ctx, &in, &out);
+		else
+			rc = sim_mem_map_device(ctx, &in, &out);
+		break;
+	case HL_MEM_OP_UNMAP:
+		rc = sim_mem_unmap(ctx, &in);
+		break;
+	case HL_MEM_OP_EXPORT_DMABUF_FD:
+		rc = sim_mem_export(ctx, &in);
+		if (rc >= 0) {
+			memset(args, 0, sizeof(*args));
+			args->out.fd = rc;
+			return 0;
+		}
+		break;
+	case HL_MEM_OP_MAP_BLOCK:
+	case HL_MEM_OP_TS_ALLOC:
+		/* No configuration space or timestamp buffers to emulate. */
+		return -EOPNOTSUPP;
+	default:
+		return -ENOTTY;
+	}
+	if (rc)
+		return rc;
+	memset(args, 0, sizeof(*args));
+	args->out.handle = out;
+	return 0;
+}
+
+void sim_mem_ctx_fini(struct sim_ctx *ctx)
+{
+	struct sim_va *va, *tmp;
+	struct sim_alloc *alloc;
+	int id;
+
+	mutex_lock(&ctx->lock);
+	list_for_each_entry_safe(va, tmp, &ctx->vas, node)
+		sim_va_destroy(ctx, va);
+	idr_for_each_entry(&ctx->allocs, alloc, id) {
+		idr_remove(&ctx->allocs, id);
+		sim_bo_put(alloc->bo);
+		kfree(alloc);
+		sim_stat_dec(SIM_STAT_ALLOC);
+	}
+	ctx->dram_used = 0;
+	mutex_unlock(&ctx->lock);
+}
