@@ -190,13 +190,22 @@ typedef uint64_t hlthunk_ipc_cookie;
 /* Let processes of any user use the cookie (default: same uid only). */
 #define HLTHUNK_IPC_ACCESS_ANY_USER	(1u << 2)
 
+/* Feature bits of struct hlthunk_ipc_info (same values as the uapi's). */
+#define HLTHUNK_IPC_FEAT_DMABUF		(1ull << 0)
+#define HLTHUNK_IPC_FEAT_USER_MEM	(1ull << 1)
+#define HLTHUNK_IPC_FEAT_ASYNC		(1ull << 2)
+#define HLTHUNK_IPC_FEAT_BATCH		(1ull << 3)
+#define HLTHUNK_IPC_FEAT_ANY_USER	(1ull << 4)
+#define HLTHUNK_IPC_FEAT_QUERY		(1ull << 5)
+
 struct hlthunk_ipc_info {
 	uint32_t abi_version;		/* ABI version of /dev/hl_ipc */
-	uint32_t lib_version;		/* (major << 16) | minor of this library */
-	uint64_t features;		/* kernel feature bits, see the uapi */
-	uint64_t max_copy_size;		/* bytes in one copy */
+	uint32_t lib_abi_version;	/* the ABI version this library speaks */
+	uint64_t features;		/* HLTHUNK_IPC_FEAT_* */
+	uint32_t max_regions;		/* regions per process */
+	uint32_t max_channels;		/* channels per process */
 	uint32_t max_batch;		/* copies in one batch */
-	uint32_t max_channels;		/* channels per open file */
+	uint32_t chunk_size;		/* bytes the copy engine moves at once */
 	uint64_t reserved[4];
 };
 
@@ -210,13 +219,17 @@ struct hlthunk_ipc_copy {
 	uint64_t length;
 };
 
-/* What /dev/hl_ipc supports.  Opens it on first use. */
+/* What /dev/hl_ipc supports.  Opens it on first use; -EPROTO if its ABI
+ * version is not the one this library speaks. */
 hlthunk_public int hlthunk_ipc_query(struct hlthunk_ipc_info *info);
 
-/* Registers [offset, offset + size) of a dma-buf; returns its cookie. */
-hlthunk_public int hlthunk_ipc_register_dmabuf(int dmabuf_fd, uint64_t offset,
-					uint64_t size, uint32_t access,
-					hlthunk_ipc_cookie *cookie);
+/* Registers a whole dma-buf exported by the device of dev_fd (any node
+ * of it), or by the host when dev_fd is -1; returns its cookie and, when
+ * size is not NULL, its size. */
+hlthunk_public int hlthunk_ipc_register_dmabuf(int dmabuf_fd, int dev_fd,
+					uint32_t access,
+					hlthunk_ipc_cookie *cookie,
+					uint64_t *size);
 /* Registers (pins) host memory; returns its cookie. */
 hlthunk_public int hlthunk_ipc_register_host(void *addr, uint64_t size,
 					uint32_t access,

@@ -45,6 +45,15 @@ bool ChannelCache::contains(uint32_t id) const
 	return by_id_.count(id) != 0;
 }
 
+Result<std::pair<DeviceKey, DeviceKey>> ChannelCache::pair_of(uint32_t id) const
+{
+	std::lock_guard<std::mutex> l(mu_);
+	auto it = by_id_.find(id);
+	if (it == by_id_.end())
+		return Err{-ENOENT};
+	return it->second;
+}
+
 int ChannelCache::refs(uint32_t id) const
 {
 	std::lock_guard<std::mutex> l(mu_);

@@ -47,10 +47,15 @@ public:
 	// for an id this cache does not hold (never created, or destroyed).
 	Result<void> release(uint32_t id);
 	bool contains(uint32_t id) const;
+	// The device pair of a channel this cache holds.
+	Result<std::pair<DeviceKey, DeviceKey>> pair_of(uint32_t id) const;
 	int refs(uint32_t id) const;
 	size_t size() const;
 	// Forgets every channel without destroying it (child after fork).
 	void forget_all();
+	// Held across fork() so the child never inherits a held lock.
+	void fork_lock() { mu_.lock(); }
+	void fork_unlock() { mu_.unlock(); }
 
 private:
 	struct Entry {

@@ -48,8 +48,10 @@ Result<Resolved> RegistrationCache::resolve(int fd, uint64_t addr,
 		offset = hit->offset;
 	}
 
+	if (region->registered_.load(std::memory_order_acquire))
+		return Resolved{region, region->reg_.cookie, offset};
 	std::lock_guard<std::mutex> l(region->mu_);
-	if (!region->registered_) {
+	if (!region->registered_.load(std::memory_order_relaxed)) {
 		if (region->desc_.kind == MappingKind::Imported) {
 			region->reg_.cookie = region->desc_.cookie;
 		} else {
@@ -59,7 +61,7 @@ Result<Resolved> RegistrationCache::resolve(int fd, uint64_t addr,
 			region->reg_ = std::move(*r);
 			region->dereg_ = deregister_;
 		}
-		region->registered_ = true;
+		region->registered_.store(true, std::memory_order_release);
 	}
 	return Resolved{region, region->reg_.cookie, offset};
 }
@@ -108,13 +110,16 @@ size_t RegistrationCache::remove_fd(int fd)
 	return dropped.size();
 }
 
-void RegistrationCache::forget_all()
+void RegistrationCache::reset_after_fork()
 {
-	std::unique_lock<std::shared_mutex> l(mu_);
 	for (auto &kv : by_fd_)
 		kv.second.for_each([](uint64_t, uint64_t,
-				      std::shared_ptr<Region> &r) { r->disown(); });
-	by_fd_.clear();
+				      std::shared_ptr<Region> &r) {
+			// The old region's lock may have been held by a thread
+			// of the parent: leave it alone and start afresh.
+			r->dereg_ = nullptr;
+			r = std::make_shared<Region>(r->desc());
+		});
 }
 
 size_t RegistrationCache::size() const

@@ -10,6 +10,7 @@
 // of it, so a concurrent copy never sees a dead cookie.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,14 +56,13 @@ public:
 	Region &operator=(const Region &) = delete;
 
 	const MappingDesc &desc() const { return desc_; }
-	// After fork the child must not end the parent's registrations.
-	void disown() { std::lock_guard<std::mutex> l(mu_); dereg_ = nullptr; }
 
 private:
 	friend class RegistrationCache;
 	MappingDesc desc_;
 	std::mutex mu_;  // serialises the one-time registration
-	bool registered_ = false;
+	// Set once reg_ is final: later users read reg_ without the lock.
+	std::atomic<bool> registered_{false};
 	Registration reg_;
 	Deregister dereg_;
 };
@@ -96,8 +96,13 @@ public:
 	size_t remove_mapping(int fd, uint64_t va);
 	size_t remove_handle(int fd, uint64_t handle);
 	size_t remove_fd(int fd);
-	// Drops everything without ending registrations (child after fork).
-	void forget_all();
+	// In a child after fork: keeps the mappings (the device fds are shared
+	// with the parent) but forgets the registrations, which belong to the
+	// parent's context, without ending them.  Single-threaded use only.
+	void reset_after_fork();
+	// Held across fork() so the child never inherits a held lock.
+	void fork_lock() { mu_.lock(); }
+	void fork_unlock() { mu_.unlock(); }
 	size_t size() const;
 
 private:

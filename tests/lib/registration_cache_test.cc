@@ -161,15 +161,19 @@ TEST(RegistrationCache, FailedRegistrationIsRetriedNextTime)
 	EXPECT_EQ(c.registered, 1);
 }
 
-TEST(RegistrationCache, ForgetAllAfterForkDoesNotDeregister)
+TEST(RegistrationCache, ResetAfterForkKeepsMappingsButReregisters)
 {
 	Counter c;
 	auto cache = c.make();
 	ASSERT_TRUE(cache.add(dev(3, 0x10000, 0x1000, 1)).ok());
 	ASSERT_TRUE(cache.resolve(3, 0x10000, 1).ok());
-	cache.forget_all();
-	EXPECT_EQ(cache.size(), 0u);
-	EXPECT_TRUE(c.deregistered.empty());
+	cache.reset_after_fork();
+	EXPECT_EQ(cache.size(), 1u);
+	EXPECT_TRUE(c.deregistered.empty());  // the parent's to end
+	auto r = cache.resolve(3, 0x10000, 1);
+	ASSERT_TRUE(r.ok());
+	EXPECT_EQ(r->cookie, 101u);  // registered again in the child
+	EXPECT_EQ(c.registered, 2);
 }
 
 TEST(RegistrationCache, ConcurrentFirstUseRegistersOnce)

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+// hlthunk_ipc_*: registered memory, cookies, channels and copies.
+#include <cstring>
+#include <vector>
+
+#include "c_return.h"
+#include "hlthunk.h"
+#include "ipc_kernel.h"
+#include "lib_state.h"
+
+using namespace hlthunk;
+
+namespace {
+
+uint32_t region_flags(uint32_t access)
+{
+	uint32_t f = 0;
+	if (access & HLTHUNK_IPC_ACCESS_READ)
+		f |= HL_IPC_REGION_READ;
+	if (access & HLTHUNK_IPC_ACCESS_WRITE)
+		f |= HL_IPC_REGION_WRITE;
+	if (access & HLTHUNK_IPC_ACCESS_ANY_USER)
+		f |= HL_IPC_REGION_ANY_USER;
+	return f;
+}
+
+constexpr uint32_t kAccessAll = HLTHUNK_IPC_ACCESS_READ |
+				HLTHUNK_IPC_ACCESS_WRITE |
+				HLTHUNK_IPC_ACCESS_ANY_USER;
+
+// Runs f(ipc_fd) and reports a failure of f as `what` in context op.
+template <typename F>
+int with_ipc(Op op, const char *what, F f)
+{
+	auto fd = LibState::get().ipc_fd();
+	if (!fd)
+		return c_return(fd.error());  // last error set by ipc_fd()
+	int rc = f(*fd);
+	if (rc < 0)
+		return c_fail(op, what, rc);
+	return rc;
+}
+
+}  // namespace
+
+extern "C" hlthunk_public int hlthunk_ipc_get_fd(void)
+{
+	auto fd = LibState::get().ipc_fd();
+	return fd ? *fd : c_return(fd.error());
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_query(struct hlthunk_ipc_info *info)
+{
+	if (!info)
+		return c_return(-EINVAL);
+	return with_ipc(Op::Generic, "querying /dev/hl_ipc", [&](int fd) {
+		auto i = ipc::info(fd);
+		if (!i)
+			return i.error();
+		memset(info, 0, sizeof(*info));
+		info->abi_version = i->abi_version;
+		info->lib_abi_version = HL_IPC_ABI_VERSION;
+		info->features = i->features;
+		info->max_regions = i->max_regions;
+		info->max_channels = i->max_channels;
+		info->max_batch = i->max_batch;
+		info->chunk_size = i->chunk_size;
+		return i->abi_version == HL_IPC_ABI_VERSION ? 0 : -EPROTO;
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_register_dmabuf(int dmabuf_fd,
+							  int dev_fd,
+							  uint32_t access,
+							  hlthunk_ipc_cookie *cookie,
+							  uint64_t *size)
+{
+	if (!cookie || (access & ~kAccessAll))
+		return c_return(-EINVAL);
+	uint32_t flags = region_flags(access);
+	if (dev_fd == -1)
+		flags |= HL_IPC_REGION_DEV_HOST;
+	return with_ipc(Op::Register, "registering a dma-buf", [&](int fd) {
+		auto r = ipc::register_dmabuf(fd, dmabuf_fd, dev_fd, flags);
+		if (!r)
+			return r.error();
+		*cookie = r->cookie;
+		if (size)
+			*size = r->size;
+		return 0;
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_register_host(void *addr,
+							uint64_t size,
+							uint32_t access,
+							hlthunk_ipc_cookie *cookie)
+{
+	if (!cookie || (access & ~kAccessAll))
+		return c_return(-EINVAL);
+	return with_ipc(Op::Register, "registering host memory", [&](int fd) {
+		auto r = ipc::register_user(
+			fd, reinterpret_cast<uintptr_t>(addr), size,
+			HL_IPC_FD_HOST,
+			region_flags(access) | HL_IPC_REGION_DEV_HOST);
+		if (!r)
+			return r.error();
+		*cookie = r->cookie;
+		return 0;
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_register_device_memory(
+	int fd, uint64_t addr, hlthunk_ipc_cookie *cookie, uint64_t *offset,
+	uint64_t *size)
+{
+	if (!cookie)
+		return c_return(-EINVAL);
+	auto r = LibState::get().regs().resolve(fd, addr, 1);
+	if (!r)
+		return c_fail(Op::Register, "registering device memory", r.error());
+	*cookie = r->cookie;
+	if (offset)
+		*offset = r->offset;
+	if (size)
+		*size = r->region->desc().size;
+	return 0;
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_deregister(hlthunk_ipc_cookie cookie)
+{
+	return with_ipc(Op::Register, "deregistering a region", [&](int fd) {
+		return ipc::deregister(fd, cookie).error();
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_import(int fd, hlthunk_ipc_cookie cookie,
+						 uint64_t *addr, uint64_t *size)
+{
+	if (!addr)
+		return c_return(-EINVAL);
+	auto &st = LibState::get();
+	auto dev = st.device_of(fd);
+	if (!dev)
+		return c_fail(Op::Import, "importing a cookie", dev.error());
+	return with_ipc(Op::Import, "importing a cookie", [&](int ipc_fd) {
+		auto q = ipc::query(ipc_fd, cookie);
+		if (!q)
+			return q.error();
+		uint64_t va = st.reserve_import_va(q->size);
+		auto added = st.regs().add({fd, va, q->size, MappingKind::Imported,
+					    0, 0, cookie});
+		if (!added)
+			return added.error();
+		*addr = va;
+		if (size)
+			*size = q->size;
+		return 0;
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_unimport(int fd, uint64_t addr)
+{
+	auto &regs = LibState::get().regs();
+	auto d = regs.lookup(fd, addr);
+	if (!d || d->kind != MappingKind::Imported || d->va != addr)
+		return c_fail(Op::Import, "forgetting an imported cookie", -EINVAL);
+	regs.remove_mapping(fd, addr);
+	return 0;
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_channel_create(int src_fd, int dst_fd,
+							 uint32_t *channel_id)
+{
+	if (!channel_id)
+		return c_return(-EINVAL);
+	auto &st = LibState::get();
+	auto src = st.device_of(src_fd);
+	if (!src)
+		return c_fail(Op::ChannelCreate, "creating a channel (source fd)",
+			      src.error());
+	auto dst = st.device_of(dst_fd);
+	if (!dst)
+		return c_fail(Op::ChannelCreate,
+			      "creating a channel (destination fd)", dst.error());
+	auto id = st.channels().acquire(*src, *dst, src_fd, dst_fd);
+	if (!id)
+		return c_fail(Op::ChannelCreate, "creating a channel", id.error());
+	*channel_id = *id;
+	return 0;
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_channel_destroy(uint32_t channel_id)
+{
+	auto r = LibState::get().channels().release(channel_id);
+	if (!r)
+		return c_fail(Op::ChannelDestroy, "destroying a channel", r.error());
+	return 0;
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
+						       int src_fd, int dst_fd,
+						       void *dst, void *src,
+						       size_t length)
+{
+	static const char what[] = "copying on a channel";
+	if (length == 0)
+		return c_fail(Op::Copy, what, -EINVAL);
+	auto &st = LibState::get();
+	auto pair = st.channels().pair_of(channel_id);
+	if (!pair)
+		return c_fail(Op::Copy, what, pair.error());
+	auto sdev = st.device_of(src_fd);
+	if (!sdev)
+		return c_fail(Op::Copy, what, sdev.error());
+	auto ddev = st.device_of(dst_fd);
+	if (!ddev)
+		return c_fail(Op::Copy, what, ddev.error());
+	// The fds must name the channel's devices, in its direction.
+	if (!(pair->first == *sdev) || !(pair->second == *ddev))
+		return c_fail(Op::Copy, what, -EINVAL);
+	auto s = st.regs().resolve(src_fd, reinterpret_cast<uintptr_t>(src), length);
+	if (!s)
+		return c_fail(Op::Copy, what, s.error());
+	auto d = st.regs().resolve(dst_fd, reinterpret_cast<uintptr_t>(dst), length);
+	if (!d)
+		return c_fail(Op::Copy, what, d.error());
+	auto fd = st.ipc_fd();
+	if (!fd)
+		return c_return(fd.error());
+	auto seq = ipc::copy(*fd, channel_id, 0, s->cookie, s->offset, d->cookie,
+			     d->offset, length);
+	if (!seq)
+		return c_fail(Op::Copy, what, seq.error());
+	return 0;
+}
+
+namespace {
+
+int submit(const struct hlthunk_ipc_copy *c, uint32_t flags, uint64_t *seq)
+{
+	if (!c || c->flags)
+		return c_fail(Op::Copy, "copying by cookie", -EINVAL);
+	return with_ipc(Op::Copy, "copying by cookie", [&](int fd) {
+		auto r = ipc::copy(fd, c->channel_id, flags, c->src_cookie,
+				   c->src_offset, c->dst_cookie, c->dst_offset,
+				   c->length);
+		if (!r)
+			return r.error();
+		if (seq)
+			*seq = *r;
+		return 0;
+	});
+}
+
+}  // namespace
+
+extern "C" hlthunk_public int hlthunk_ipc_copy(const struct hlthunk_ipc_copy *copy)
+{
+	return submit(copy, 0, nullptr);
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_copy_async(
+	const struct hlthunk_ipc_copy *copy, uint64_t *seq)
+{
+	if (!seq)
+		return c_return(-EINVAL);
+	return submit(copy, HL_IPC_COPY_ASYNC, seq);
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_copy_batch(
+	const struct hlthunk_ipc_copy *copies, uint32_t count, uint64_t *seq)
+{
+	static const char what[] = "submitting a batch of copies";
+	if (!copies || !seq || count == 0)
+		return c_fail(Op::Copy, what, -EINVAL);
+	// One kernel batch runs on one channel.
+	std::vector<struct hl_ipc_copy_desc> descs(count);
+	for (uint32_t i = 0; i < count; i++) {
+		if (copies[i].channel_id != copies[0].channel_id || copies[i].flags)
+			return c_fail(Op::Copy, what, -EINVAL);
+		descs[i] = {};
+		descs[i].src_cookie = copies[i].src_cookie;
+		descs[i].src_offset = copies[i].src_offset;
+		descs[i].dst_cookie = copies[i].dst_cookie;
+		descs[i].dst_offset = copies[i].dst_offset;
+		descs[i].length = copies[i].length;
+	}
+	return with_ipc(Op::Copy, what, [&](int fd) {
+		auto r = ipc::copy_batch(fd, copies[0].channel_id,
+					 HL_IPC_COPY_ASYNC, descs.data(), count);
+		if (!r)
+			return r.error();
+		*seq = *r;
+		return static_cast<int>(count);
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_wait(uint32_t channel_id, uint64_t seq,
+					       uint64_t timeout_us)
+{
+	int64_t ns = timeout_us > static_cast<uint64_t>(INT64_MAX / 1000)
+			     ? HL_IPC_WAIT_INFINITE
+			     : static_cast<int64_t>(timeout_us * 1000);
+	return with_ipc(Op::Wait, "waiting for copies", [&](int fd) {
+		return ipc::wait(fd, channel_id, seq, ns).error();
+	});
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Finding habanalabs and habanalabs_sim device nodes through libudev.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "node_name.h"
+#include "result.h"
+
+namespace hlthunk {
+
+struct DeviceNode {
+	NodeName name;
+	std::string path;     // /dev/...
+	std::string pci_bus;  // "dddd:bb:dd.f", empty if unknown
+};
+
+// Every node allowed by HLTHUNK_DEVICE_KIND, real kinds first, then by
+// index.  -EINVAL for an unknown HLTHUNK_DEVICE_KIND value.
+Result<std::vector<DeviceNode>> discover_nodes();
+
+// The node an open fd refers to.  -EBADF for a closed fd, -ENOTTY for an
+// fd that is not a habanalabs or habanalabs_sim node.
+Result<DeviceNode> node_of_fd(int fd);
+
+}  // namespace hlthunk
