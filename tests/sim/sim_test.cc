@@ -1,0 +1,1165 @@
+// SPDX-License-Identifier: GPL-2.0
+// habanalabs_sim through its raw ioctls: nodes, INFO, MEMORY, dma-buf,
+// CB, CS/LIN_DMA and WAIT_CS, bad input, and process death.  Runs in the
+// VM with the module loaded (see CMakeLists.txt).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <regex>
+#include <vector>
+
+#include "sim_util.h"
+
+using namespace simtest;
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+// Every test starts and ends with no live object in the module.
+class Sim : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		set_cs_delay_ms(0);
+		ASSERT_EQ(live_objects(), 0) << "objects left by an earlier test";
+	}
+	void TearDown() override
+	{
+		set_cs_delay_ms(0);
+		for (auto &kv : stats())
+			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
+	}
+};
+
+// ---- nodes, sysfs -----------------------------------------------------
+
+TEST_F(Sim, NodesMirrorLegacyNaming)
+{
+	int n = num_devices();
+	ASSERT_GE(n, 1);
+	struct stat st0;
+	ASSERT_EQ(stat(compute_path(0).c_str(), &st0), 0);
+	for (int i = 0; i < n; i++) {
+		struct stat sc, sk;
+		ASSERT_EQ(stat(compute_path(i).c_str(), &sc), 0) << i;
+		ASSERT_EQ(stat(control_path(i).c_str(), &sk), 0) << i;
+		EXPECT_TRUE(S_ISCHR(sc.st_mode));
+		EXPECT_TRUE(S_ISCHR(sk.st_mode));
+		EXPECT_EQ(major(sc.st_rdev), major(st0.st_rdev));
+		EXPECT_EQ(major(sk.st_rdev), major(st0.st_rdev));
+		EXPECT_EQ(minor(sc.st_rdev), 2u * i);
+		EXPECT_EQ(minor(sk.st_rdev), 2u * i + 1);
+	}
+	EXPECT_NE(access(compute_path(n).c_str(), F_OK), 0);
+}
+
+TEST_F(Sim, SysfsAttributes)
+{
+	std::regex bus("0000:[0-9a-f]{2}:00\\.0");
+	std::vector<std::string> seen;
+	for (int i = 0; i < num_devices(); i++) {
+		EXPECT_EQ(sysfs_attr(i, "device_type"), "GAUDI2");
+		std::string pci = sysfs_attr(i, "pci_addr");
+		EXPECT_TRUE(std::regex_match(pci, bus)) << pci;
+		for (auto &s : seen)
+			EXPECT_NE(s, pci);
+		seen.push_back(pci);
+		EXPECT_GT(memory_size(i), 0u);
+		EXPECT_EQ(sysfs_attr(i, "memory_used"), "0");
+		EXPECT_EQ(sysfs_attr(i, "status"), "operational");
+		EXPECT_EQ(sysfs_attr(i, "device_index"), std::to_string(i));
+		// the control node's device carries the same attributes
+		EXPECT_EQ(read_file("/sys/class/habanalabs_sim/hlsim_controlD" +
+				    std::to_string(i) + "/pci_addr"),
+			  pci);
+	}
+}
+
+// ---- open rules ---------------------------------------------------------
+
+TEST_F(Sim, ComputeNodeIsExclusive)
+{
+	{
+		Dev a(0);
+		ASSERT_GE(a.fd(), 0) << strerror(a.open_errno());
+		EXPECT_EQ(sysfs_attr(0, "in_use"), "1");
+		Dev b(0);
+		EXPECT_LT(b.fd(), 0);
+		EXPECT_EQ(b.open_errno(), EBUSY);
+		if (num_devices() > 1) {
+			Dev c(1);
+			EXPECT_GE(c.fd(), 0) << "devices are independent";
+		}
+		EXPECT_EQ(stats()["contexts"], 1);
+	}
+	EXPECT_EQ(sysfs_attr(0, "in_use"), "0");
+	Dev again(0);
+	EXPECT_GE(again.fd(), 0);
+}
+
+TEST_F(Sim, ControlNodeManyOpensInfoOnly)
+{
+	Dev owner(0);
+	ASSERT_GE(owner.fd(), 0);
+	int c1 = open(control_path(0).c_str(), O_RDWR | O_CLOEXEC);
+	int c2 = open(control_path(0).c_str(), O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(c1, 0);
+	ASSERT_GE(c2, 0);
+
+	hl_info_hw_ip_info hw{};
+	hl_info_args ia{};
+	ia.op = HL_INFO_HW_IP_INFO;
+	ia.return_pointer = reinterpret_cast<uintptr_t>(&hw);
+	ia.return_size = sizeof(hw);
+	EXPECT_EQ(xioctl(c1, DRM_IOCTL_HL_INFO, &ia), 0);
+	EXPECT_EQ(hw.device_id, HL_PCI_DEVICE_ID_GAUDI2);
+	hl_info_device_status ds{};
+	ds.status = 77;
+	ia.op = HL_INFO_DEVICE_STATUS;
+	ia.return_pointer = reinterpret_cast<uintptr_t>(&ds);
+	ia.return_size = sizeof(ds);
+	EXPECT_EQ(xioctl(c2, DRM_IOCTL_HL_INFO, &ia), 0);
+	EXPECT_EQ(ds.status, (uint32_t)HL_DEVICE_STATUS_OPERATIONAL);
+
+	// Everything but INFO is refused, as by the real driver.
+	hl_mem_args ma{};
+	ma.in.op = HL_MEM_OP_ALLOC;
+	ma.in.alloc.mem_size = kPage;
+	EXPECT_EQ(xioctl(c1, DRM_IOCTL_HL_MEMORY, &ma), -ENOTTY);
+	hl_cb_args ca{};
+	ca.in.op = HL_CB_OP_CREATE;
+	ca.in.cb_size = kPage;
+	EXPECT_EQ(xioctl(c1, DRM_IOCTL_HL_CB, &ca), -ENOTTY);
+	hl_cs_args csa{};
+	EXPECT_EQ(xioctl(c1, DRM_IOCTL_HL_CS, &csa), -ENOTTY);
+	hl_wait_cs_args wa{};
+	EXPECT_EQ(xioctl(c1, DRM_IOCTL_HL_WAIT_CS, &wa), -ENOTTY);
+	void *p = mmap(nullptr, kPage, PROT_READ, MAP_SHARED, c1, 0);
+	EXPECT_EQ(p, MAP_FAILED);
+	EXPECT_EQ(stats()["contexts"], 1) << "control opens are not contexts";
+	close(c1);
+	close(c2);
+}
+
+// ---- INFO ---------------------------------------------------------------
+
+TEST_F(Sim, InfoHwIpAndUsage)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	hl_info_hw_ip_info hw{};
+	hl_info_args ia{};
+	ia.op = HL_INFO_HW_IP_INFO;
+	ia.return_pointer = reinterpret_cast<uintptr_t>(&hw);
+	ia.return_size = sizeof(hw);
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &ia), 0);
+	EXPECT_EQ(hw.device_id, HL_PCI_DEVICE_ID_GAUDI2);
+	EXPECT_EQ(hw.dram_size, memory_size(0));
+	EXPECT_NE(hw.dram_base_address, 0u);
+	EXPECT_EQ(hw.dram_enabled, 1);
+	EXPECT_EQ(hw.device_mem_alloc_default_page_size, kPage);
+
+	// The legacy 'H' numbering reaches the same handler.
+	hl_info_hw_ip_info hw2{};
+	ia.return_pointer = reinterpret_cast<uintptr_t>(&hw2);
+	ASSERT_EQ(xioctl(d.fd(), HL_LEGACY_IOCTL_INFO, &ia), 0);
+	EXPECT_EQ(memcmp(&hw, &hw2, sizeof(hw)), 0);
+
+	// return_size limits what is written.
+	uint8_t small[16];
+	memset(small, 0xa5, sizeof(small));
+	ia.return_pointer = reinterpret_cast<uintptr_t>(small);
+	ia.return_size = 8;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &ia), 0);
+	EXPECT_EQ(small[8], 0xa5);
+	EXPECT_EQ(small[15], 0xa5);
+
+	uint64_t h, va;
+	ASSERT_EQ(d.alloc_map(3 * kPage, &h, &va), 0);
+	hl_info_dram_usage du{};
+	ia.op = HL_INFO_DRAM_USAGE;
+	ia.return_pointer = reinterpret_cast<uintptr_t>(&du);
+	ia.return_size = sizeof(du);
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &ia), 0);
+	EXPECT_EQ(du.ctx_dram_mem, 3 * kPage);
+	EXPECT_EQ(du.dram_free_mem, memory_size(0) - 3 * kPage);
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), std::to_string(3 * kPage));
+
+	hl_info_dev_memalloc_page_sizes ps{};
+	ia.op = HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES;
+	ia.return_pointer = reinterpret_cast<uintptr_t>(&ps);
+	ia.return_size = sizeof(ps);
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &ia), 0);
+	EXPECT_TRUE(ps.page_order_bitmask & (1ull << 12));
+	EXPECT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(d.free_handle(h), 0);
+}
+
+TEST_F(Sim, InfoBadInput)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	hl_info_device_status ds{};
+	hl_info_args ia{};
+	ia.op = HL_INFO_DEVICE_STATUS;
+	ia.return_pointer = reinterpret_cast<uintptr_t>(&ds);
+	ia.return_size = sizeof(ds);
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &ia), 0);
+
+	hl_info_args b = ia;
+	b.return_pointer = 0;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &b), -EINVAL);
+	b = ia;
+	b.return_size = 0;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &b), -EINVAL);
+	b = ia;
+	b.op = 1000;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &b), -EINVAL);
+	b = ia;
+	b.pad = 1;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &b), -EINVAL);
+	b = ia;
+	b.return_pointer = 8; // unmapped user address
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &b), -EFAULT);
+	EXPECT_EQ(ioctl(d.fd(), DRM_IOCTL_HL_INFO, nullptr), -1);
+	EXPECT_EQ(errno, EFAULT);
+	// Not one of ours: a different command number or a different size.
+	EXPECT_EQ(xioctl(d.fd(), _IOWR('d', 0x40 + 0x05, hl_info_args), &b),
+		  -ENOTTY);
+	EXPECT_EQ(xioctl(d.fd(), _IOWR('d', 0x40, uint64_t), &b), -ENOTTY);
+	char buf[8];
+	EXPECT_EQ(read(d.fd(), buf, sizeof(buf)), -1);
+}
+
+// ---- MEMORY ---------------------------------------------------------------
+
+TEST_F(Sim, AllocMapUnmapFree)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t h1, h2, va1, va2;
+	ASSERT_EQ(d.alloc(5 * kPage + 1, &h1), 0);
+	ASSERT_EQ(d.alloc(kPage, &h2, 0, HL_MEM_CONTIGUOUS), 0);
+	EXPECT_NE(h1, h2);
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), std::to_string(7 * kPage))
+		<< "sizes round up to the page size";
+	ASSERT_EQ(d.map(h1, &va1), 0);
+	ASSERT_EQ(d.map(h2, &va2), 0);
+	EXPECT_NE(va1, va2);
+	EXPECT_EQ(va1 % kPage, 0u);
+	EXPECT_TRUE(va2 >= va1 + 6 * kPage || va1 >= va2 + kPage);
+	// A handle may be mapped twice, at different addresses.
+	uint64_t va3;
+	ASSERT_EQ(d.map(h2, &va3), 0);
+	EXPECT_NE(va3, va2);
+	auto s = stats();
+	EXPECT_EQ(s["allocations"], 2);
+	EXPECT_EQ(s["mappings"], 3);
+	EXPECT_EQ(d.unmap(va3), 0);
+	EXPECT_EQ(d.unmap(va1), 0);
+	EXPECT_EQ(d.unmap(va2), 0);
+	EXPECT_EQ(d.free_handle(h1), 0);
+	EXPECT_EQ(d.free_handle(h2), 0);
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), "0");
+
+	// 2 MiB pages: size rounds to 2 MiB, VA aligned to 2 MiB.
+	uint64_t hb, vab;
+	ASSERT_EQ(d.alloc(kPage, &hb, 2 << 20), 0);
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), std::to_string(2 << 20));
+	ASSERT_EQ(d.map(hb, &vab), 0);
+	EXPECT_EQ(vab % (2 << 20), 0u);
+	EXPECT_EQ(d.unmap(vab), 0);
+	EXPECT_EQ(d.free_handle(hb), 0);
+}
+
+TEST_F(Sim, MapHints)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t h, va, va2;
+	ASSERT_EQ(d.alloc(2 * kPage, &h), 0);
+	ASSERT_EQ(d.map(h, &va), 0);
+	uint64_t hint = va + (64 << 20);
+	ASSERT_EQ(d.map(h, &va2, hint, HL_MEM_FORCE_HINT), 0);
+	EXPECT_EQ(va2, hint);
+	uint64_t va3 = 0;
+	// Occupied or unaligned hints: advice without FORCE_HINT ...
+	ASSERT_EQ(d.map(h, &va3, hint), 0);
+	EXPECT_NE(va3, hint);
+	EXPECT_EQ(d.unmap(va3), 0);
+	// ... and an error with it.
+	EXPECT_EQ(d.map(h, &va3, hint, HL_MEM_FORCE_HINT), -EINVAL);
+	EXPECT_EQ(d.map(h, &va3, hint + (8 << 20) + 1, HL_MEM_FORCE_HINT),
+		  -EINVAL);
+	EXPECT_EQ(d.map(h, &va3, 0x1000, HL_MEM_FORCE_HINT), -EINVAL)
+		<< "outside the DRAM VA range";
+	EXPECT_EQ(d.unmap(va2), 0);
+	EXPECT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(d.free_handle(h), 0);
+}
+
+TEST_F(Sim, MemoryBadInput)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t h, va, x;
+	EXPECT_EQ(d.alloc(0, &x), -EINVAL);
+	EXPECT_EQ(d.alloc(kPage, &x, 3000), -EINVAL) << "not a power of 2";
+	EXPECT_EQ(d.alloc(kPage, &x, 8192), -EINVAL) << "unsupported size";
+	EXPECT_EQ(d.alloc(kPage, &x, 0, HL_MEM_SHARED), -EINVAL);
+	EXPECT_EQ(d.alloc(kPage, &x, 0, 0x80000000u), -EINVAL);
+
+	ASSERT_EQ(d.alloc(kPage, &h), 0);
+	EXPECT_EQ(d.free_handle(0), -EINVAL);
+	EXPECT_EQ(d.free_handle(h + 1000), -EINVAL);
+	EXPECT_EQ(d.free_handle(1ull << 40), -EINVAL);
+	EXPECT_EQ(d.map(h + 1000, &x), -EINVAL);
+	EXPECT_EQ(d.map(0, &x), -EINVAL);
+	EXPECT_EQ(d.map(h, &x, 0, HL_MEM_PREFETCH), -EINVAL);
+	ASSERT_EQ(d.map(h, &va), 0);
+	EXPECT_EQ(d.free_handle(h), -EINVAL) << "mapped: unmap first";
+	EXPECT_EQ(d.unmap(va + kPage), -EINVAL);
+	EXPECT_EQ(d.unmap(0), -EINVAL);
+	EXPECT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(d.unmap(va), -EINVAL) << "double unmap";
+	EXPECT_EQ(d.free_handle(h), 0);
+	EXPECT_EQ(d.free_handle(h), -EINVAL) << "double free";
+
+	hl_mem_args a{};
+	a.in.op = 77;
+	EXPECT_EQ(d.mem(&a), -ENOTTY) << "unknown op";
+	a = {};
+	a.in.op = HL_MEM_OP_MAP_BLOCK;
+	EXPECT_EQ(d.mem(&a), -EOPNOTSUPP);
+	a = {};
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = kPage;
+	a.in.num_of_elements = 1;
+	EXPECT_EQ(d.mem(&a), -EINVAL) << "reserved field";
+	a = {};
+	a.in.op = HL_MEM_OP_FREE;
+	a.in.free.handle = 1;
+	a.in.flags = 1;
+	EXPECT_EQ(d.mem(&a), -EINVAL);
+	EXPECT_EQ(ioctl(d.fd(), DRM_IOCTL_HL_MEMORY, (void *)8), -1);
+	EXPECT_EQ(errno, EFAULT);
+
+	// userptr
+	std::vector<uint8_t> buf(3 * kPage);
+	EXPECT_EQ(d.map_host(buf.data(), 0, &x), -EINVAL);
+	EXPECT_EQ(d.map_host(nullptr, kPage, &x), -EINVAL);
+	EXPECT_EQ(d.map_host((void *)0x10000, kPage, &x), -EFAULT)
+		<< "not mapped in the process";
+	EXPECT_EQ(d.map_host((void *)~0xfffull, kPage * 2, &x), -EINVAL)
+		<< "wraps";
+	EXPECT_EQ(d.map_host(buf.data(), kPage, &x, 0,
+			     HL_MEM_USERPTR | HL_MEM_CONTIGUOUS),
+		  -EINVAL);
+	EXPECT_EQ(live_objects(), 1) << "only the context";
+}
+
+TEST_F(Sim, UserptrMapping)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	std::vector<uint8_t> buf(3 * kPage + 100);
+	uint8_t *p = buf.data() + 10; // deliberately unaligned
+	uint64_t va;
+	ASSERT_EQ(d.map_host(p, 2 * kPage + 50, &va), 0);
+	EXPECT_EQ(va % kPage, reinterpret_cast<uintptr_t>(p) % kPage)
+		<< "the VA keeps the offset in the page";
+	auto s = stats();
+	EXPECT_EQ(s["userptrs"], 1);
+	EXPECT_EQ(s["mappings"], 1);
+	int fd;
+	EXPECT_EQ(d.export_buf(va & ~(kPage - 1), kPage, 0, &fd), -EINVAL)
+		<< "host memory cannot be exported";
+	EXPECT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(stats()["userptrs"], 0);
+}
+
+TEST_F(Sim, MemoryExhaustion)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t total = memory_size(0), h, h2, x, va;
+	EXPECT_EQ(d.alloc(total + kPage, &x), -ENOMEM);
+	EXPECT_EQ(d.alloc(~0ull - 10, &x), -ENOMEM);
+	ASSERT_EQ(d.alloc(total - kPage, &h), 0);
+	ASSERT_EQ(d.alloc(kPage, &h2), 0);
+	EXPECT_EQ(d.alloc(kPage, &x), -ENOMEM);
+	EXPECT_EQ(d.alloc(1, &x), -ENOMEM);
+	EXPECT_EQ(d.free_handle(h2), 0);
+
+	// Memory held by a dma-buf stays charged after FREE.
+	ASSERT_EQ(d.alloc(kPage, &h2), 0);
+	ASSERT_EQ(d.map(h2, &va), 0);
+	int fd;
+	ASSERT_EQ(d.export_buf(va, kPage, 0, &fd), 0);
+	EXPECT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(d.free_handle(h2), 0);
+	EXPECT_EQ(d.alloc(kPage, &x), -ENOMEM);
+	close(fd);
+	EXPECT_EQ(d.alloc(kPage, &h2), 0) << "released with the dma-buf";
+	EXPECT_EQ(d.free_handle(h2), 0);
+	EXPECT_EQ(d.free_handle(h), 0);
+	// Other devices have their own memory.
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), "0");
+}
+
+// ---- dma-buf export -------------------------------------------------------
+
+TEST_F(Sim, ExportMmapAndBounds)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t h, va;
+	ASSERT_EQ(d.alloc_map(8 * kPage, &h, &va), 0);
+	int fd = -1, fd2 = -1;
+	ASSERT_EQ(d.export_buf(va, 8 * kPage, 0, &fd), 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	ASSERT_EQ(d.export_buf(va, 2 * kPage, 3 * kPage, &fd2, 02), 0);
+	EXPECT_FALSE(fcntl(fd2, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(lseek(fd, 0, SEEK_END), (off_t)(8 * kPage));
+	EXPECT_EQ(lseek(fd2, 0, SEEK_END), (off_t)(2 * kPage));
+	EXPECT_EQ(stats()["dmabufs"], 2);
+	{
+		Mapping m(fd, 8 * kPage), m2(fd2, 2 * kPage);
+		ASSERT_TRUE(m.ok()) << strerror(m.error());
+		ASSERT_TRUE(m2.ok()) << strerror(m2.error());
+		for (size_t i = 0; i < 8 * kPage; i++)
+			ASSERT_EQ(m.data()[i], 0) << "fresh memory is zeroed";
+		fill_pattern(m.data(), 8 * kPage, 1);
+		// The second export is a window at offset 3 pages.
+		EXPECT_EQ(memcmp(m2.data(), m.data() + 3 * kPage, 2 * kPage), 0);
+		// A private mapping of device memory is refused.
+		void *p = mmap(nullptr, kPage, PROT_READ, MAP_PRIVATE, fd, 0);
+		EXPECT_EQ(p, MAP_FAILED);
+		// Beyond the end.
+		p = mmap(nullptr, kPage, PROT_READ, MAP_SHARED, fd2, 2 * kPage);
+		EXPECT_EQ(p, MAP_FAILED);
+		// An offset inside the buffer works.
+		p = mmap(nullptr, kPage, PROT_READ, MAP_SHARED, fd, 7 * kPage);
+		ASSERT_NE(p, MAP_FAILED);
+		EXPECT_EQ(memcmp(p, m.data() + 7 * kPage, kPage), 0);
+		munmap(p, kPage);
+	}
+	close(fd2);
+
+	int x;
+	EXPECT_EQ(d.export_buf(va + 1, kPage, 0, &x), -EINVAL) << "addr";
+	EXPECT_EQ(d.export_buf(va + kPage, kPage, 0, &x), -EINVAL)
+		<< "not the start of a mapping";
+	EXPECT_EQ(d.export_buf(va, 0, 0, &x), -EINVAL) << "size 0";
+	EXPECT_EQ(d.export_buf(va, 100, 0, &x), -EINVAL) << "size unaligned";
+	EXPECT_EQ(d.export_buf(va, kPage, 10, &x), -EINVAL) << "offset";
+	EXPECT_EQ(d.export_buf(va, 9 * kPage, 0, &x), -EINVAL) << "too big";
+	EXPECT_EQ(d.export_buf(va, 2 * kPage, 7 * kPage, &x), -EINVAL)
+		<< "past the end";
+	EXPECT_EQ(d.export_buf(va, kPage, ~0ull & ~(kPage - 1), &x), -EINVAL)
+		<< "offset overflow";
+	EXPECT_EQ(d.export_buf(va, kPage, 0, &x, 02 | 0100 /* O_CREAT */),
+		  -EINVAL)
+		<< "flags";
+	EXPECT_EQ(d.export_buf(0x1000, kPage, 0, &x), -EINVAL) << "unmapped";
+	EXPECT_EQ(stats()["dmabufs"], 1);
+
+	// The pattern survives UNMAP and FREE while the dma-buf lives.
+	ASSERT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(d.export_buf(va, kPage, 0, &x), -EINVAL) << "unmapped now";
+	ASSERT_EQ(d.free_handle(h), 0);
+	auto s = stats();
+	EXPECT_EQ(s["allocations"], 0);
+	EXPECT_EQ(s["buffer_objects"], 1);
+	{
+		Mapping m(fd, 8 * kPage);
+		ASSERT_TRUE(m.ok());
+		EXPECT_EQ(check_pattern(m.data(), 8 * kPage, 1), -1);
+	}
+	close(fd);
+	EXPECT_EQ(stats()["buffer_objects"], 0);
+}
+
+TEST_F(Sim, DmabufHoldsModule)
+{
+	int fd;
+	int base = module_refcnt();
+	{
+		Dev d(0);
+		ASSERT_GE(d.fd(), 0);
+		EXPECT_GT(module_refcnt(), base) << "open node pins the module";
+		uint64_t h, va;
+		ASSERT_EQ(d.alloc_map(kPage, &h, &va), 0);
+		ASSERT_EQ(d.export_buf(va, kPage, 0, &fd), 0);
+	}
+	// Device closed: the dma-buf alone still holds memory and module.
+	EXPECT_GT(module_refcnt(), base);
+	EXPECT_EQ(stats()["dmabufs"], 1);
+	EXPECT_EQ(stats()["contexts"], 0);
+	close(fd);
+	EXPECT_EQ(module_refcnt(), base);
+}
+
+// ---- command buffers -------------------------------------------------------
+
+TEST_F(Sim, CommandBuffers)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t cb, cb2;
+	ASSERT_EQ(d.cb_create(100, &cb), 0);
+	ASSERT_EQ(d.cb_create(0, &cb2), 0) << "rounded up to a page";
+	EXPECT_NE(cb, cb2);
+	EXPECT_EQ(stats()["command_buffers"], 2);
+
+	void *p = mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       d.fd(), (off_t)cb);
+	ASSERT_NE(p, MAP_FAILED) << strerror(errno);
+	memset(p, 0x5a, kPage);
+	hl_cb_args a{};
+	a.in.op = HL_CB_OP_INFO;
+	a.in.cb_handle = cb;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), 0);
+	EXPECT_EQ(a.out.usage_cnt, 1u);
+
+	// Destroyed while mmapped: the mapping stays valid until munmap.
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cb_destroy(cb), -EINVAL) << "double destroy";
+	EXPECT_EQ(static_cast<uint8_t *>(p)[kPage - 1], 0x5a);
+	EXPECT_EQ(stats()["command_buffers"], 2);
+	munmap(p, kPage);
+	EXPECT_EQ(stats()["command_buffers"], 1);
+
+	// Bad input.
+	uint64_t x;
+	EXPECT_EQ(d.cb_create(HL_MAX_CB_SIZE + 1, &x), -EINVAL);
+	a = {};
+	a.in.op = HL_CB_OP_CREATE;
+	a.in.cb_size = kPage;
+	a.in.flags = 0x100;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -EINVAL);
+	a = {};
+	a.in.op = 9;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -ENOTTY);
+	EXPECT_EQ(d.cb_destroy(0), -EINVAL);
+	EXPECT_EQ(d.cb_destroy(cb2 + kPage * 1000), -EINVAL);
+	EXPECT_EQ(d.cb_destroy(cb2 + 1), -EINVAL);
+	a = {};
+	a.in.op = HL_CB_OP_INFO;
+	a.in.cb_handle = cb;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -EINVAL);
+	// mmap: wrong size, unknown handle, not a CB offset.
+	p = mmap(nullptr, 2 * kPage, PROT_READ, MAP_SHARED, d.fd(), (off_t)cb2);
+	EXPECT_EQ(p, MAP_FAILED);
+	p = mmap(nullptr, kPage, PROT_READ, MAP_SHARED, d.fd(), (off_t)cb);
+	EXPECT_EQ(p, MAP_FAILED);
+	p = mmap(nullptr, kPage, PROT_READ, MAP_SHARED, d.fd(), 0);
+	EXPECT_EQ(p, MAP_FAILED);
+	EXPECT_EQ(d.cb_destroy(cb2), 0);
+}
+
+// ---- CS / LIN_DMA -----------------------------------------------------------
+
+struct DevBuf {
+	uint64_t handle = 0, va = 0, size = 0;
+	int fd = -1;
+	std::unique_ptr<Mapping> map;
+};
+
+static void make_devbuf(Dev &d, uint64_t size, DevBuf *b)
+{
+	b->size = size;
+	ASSERT_EQ(d.alloc_map(size, &b->handle, &b->va), 0);
+	ASSERT_EQ(d.export_buf(b->va, size, 0, &b->fd), 0);
+	b->map = std::make_unique<Mapping>(b->fd, size);
+	ASSERT_TRUE(b->map->ok());
+}
+
+static void drop_devbuf(Dev &d, DevBuf *b)
+{
+	b->map.reset();
+	close(b->fd);
+	EXPECT_EQ(d.unmap(b->va), 0);
+	EXPECT_EQ(d.free_handle(b->handle), 0);
+}
+
+TEST_F(Sim, LinDmaRoundTrip)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	const uint64_t n = 5 * kPage;
+	DevBuf a, b;
+	make_devbuf(d, n, &a);
+	make_devbuf(d, n, &b);
+	std::vector<uint8_t> host(n + 64), host2(n + 64);
+	uint8_t *hp = host.data() + 7; // unaligned host buffer
+	uint64_t hva, hva2;
+	ASSERT_EQ(d.map_host(hp, n, &hva), 0);
+	ASSERT_EQ(d.map_host(host2.data(), n, &hva2), 0);
+
+	// device -> host: pattern written through the dma-buf mmap
+	fill_pattern(a.map->data(), n, 11);
+	std::vector<uint32_t> w;
+	put_lin_dma(w, hva, a.va, n);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(check_pattern(hp, n, 11), -1);
+
+	// host -> device
+	fill_pattern(hp, n, 22);
+	w.clear();
+	put_lin_dma(w, b.va, hva, n);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(check_pattern(b.map->data(), n, 22), -1);
+
+	// device -> device, several packets and NOPs, odd offsets/sizes
+	// that cross pages
+	memset(a.map->data(), 0, n);
+	w.clear();
+	put_nop(w);
+	put_lin_dma(w, a.va + 3, b.va + 3, 2 * kPage + 5);
+	put_nop(w);
+	put_lin_dma(w, a.va + 3 * kPage, b.va + 3 * kPage, 0); // no-op
+	put_lin_dma(w, a.va + 4 * kPage, b.va + 4 * kPage, kPage);
+	ASSERT_EQ(d.run(w), 0);
+	const uint8_t *pa = a.map->data(), *pb = b.map->data();
+	for (uint64_t i = 0; i < n; i++) {
+		bool copied = (i >= 3 && i < 3 + 2 * kPage + 5) ||
+			      i >= 4 * kPage;
+		ASSERT_EQ(pa[i], copied ? pb[i] : 0) << "byte " << i;
+	}
+
+	// device -> host via the second host buffer, then compare
+	w.clear();
+	put_lin_dma(w, hva2, b.va, n);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(memcmp(host2.data(), b.map->data(), n), 0);
+
+	// Several chunks on different PDMA queues in one CS.
+	memset(hp, 0, n);
+	std::vector<uint32_t> w1, w2;
+	put_lin_dma(w1, hva, b.va, kPage);
+	put_lin_dma(w2, hva + kPage, b.va + kPage, kPage);
+	uint64_t cb1, cb2, seq;
+	ASSERT_EQ(d.cb_with(w1, &cb1), 0);
+	ASSERT_EQ(d.cb_with(w2, &cb2), 0);
+	hl_cs_chunk c[2] = {};
+	c[0].cb_handle = cb1;
+	c[0].cb_size = w1.size() * 4;
+	c[0].queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
+	c[1].cb_handle = cb2;
+	c[1].cb_size = w2.size() * 4;
+	c[1].queue_index = GAUDI2_QUEUE_ID_PDMA_1_3;
+	ASSERT_EQ(d.cs({c[0], c[1]}, &seq, HL_CS_FLAGS_TIMESTAMP), 0);
+	uint32_t st, fl;
+	ASSERT_EQ(d.wait(seq, 10000000, &st, &fl), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	if (!(fl & HL_WAIT_CS_STATUS_FLAG_GONE)) {
+		EXPECT_TRUE(fl & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	}
+	EXPECT_EQ(memcmp(hp, b.map->data(), 2 * kPage), 0);
+	EXPECT_EQ(d.cb_destroy(cb1), 0);
+	EXPECT_EQ(d.cb_destroy(cb2), 0);
+
+	EXPECT_EQ(d.unmap(hva), 0);
+	EXPECT_EQ(d.unmap(hva2), 0);
+	drop_devbuf(d, &a);
+	drop_devbuf(d, &b);
+}
+
+TEST_F(Sim, CsBadInputTouchesNothing)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a;
+	make_devbuf(d, 2 * kPage, &a);
+	std::vector<uint8_t> host(2 * kPage, 0xcc);
+	uint64_t hva;
+	ASSERT_EQ(d.map_host(host.data(), host.size(), &hva), 0);
+	fill_pattern(a.map->data(), 2 * kPage, 5);
+
+	auto expect_cs = [&](const std::vector<uint32_t> &w, int err,
+			     const char *what) {
+		uint64_t cb, seq;
+		ASSERT_EQ(d.cb_with(w, &cb), 0);
+		EXPECT_EQ(d.cs_one(cb, w.size() * 4, &seq), err) << what;
+		EXPECT_EQ(d.cb_destroy(cb), 0);
+	};
+	std::vector<uint32_t> w;
+	w = {0, 0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT};
+	expect_cs(w, -EINVAL, "unknown opcode");
+	w = {0, GAUDI2_PACKET_MSG_LONG << GAUDI2_PKT_CTL_OPCODE_SHIFT, 0, 0};
+	expect_cs(w, -EINVAL, "unsupported packet");
+	w.clear();
+	put_lin_dma(w, hva, a.va, 64);
+	w.resize(4);
+	expect_cs(w, -EINVAL, "truncated LIN_DMA");
+	w.clear();
+	put_lin_dma(w, hva, a.va, 64, GAUDI2_PKT_LIN_DMA_CTL_MEMSET_MASK);
+	expect_cs(w, -EINVAL, "memset");
+	w.clear();
+	put_lin_dma(w, hva, a.va, 64, 1u << GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT);
+	expect_cs(w, -EINVAL, "byte swap");
+	w.clear();
+	put_lin_dma(w, hva, a.va, 64, 0x20);
+	expect_cs(w, -EINVAL, "reserved ctl bit");
+	w = {0, (GAUDI2_PACKET_NOP << GAUDI2_PKT_CTL_OPCODE_SHIFT) | 1};
+	expect_cs(w, -EINVAL, "reserved NOP bit");
+	w.clear();
+	put_lin_dma(w, hva, a.va + 2 * kPage, 64);
+	expect_cs(w, -EFAULT, "src in the guard page");
+	w.clear();
+	put_lin_dma(w, hva, a.va + kPage, kPage + 1);
+	expect_cs(w, -EFAULT, "src past the end of its mapping");
+	w.clear();
+	put_lin_dma(w, hva + 1, a.va, 2 * kPage);
+	expect_cs(w, -EFAULT, "dst past the end of the userptr");
+	w.clear();
+	put_lin_dma(w, hva, 0x1000, 64);
+	expect_cs(w, -EFAULT, "unmapped src");
+	w.clear();
+	put_lin_dma(w, 0xdead0000ull, a.va, 64);
+	expect_cs(w, -EFAULT, "unmapped dst");
+	w.clear();
+	put_lin_dma(w, hva, a.va - 64, 128);
+	expect_cs(w, -EFAULT, "src starts before the mapping");
+	w.clear();
+	put_lin_dma(w, hva, ~0ull - 10, 64);
+	expect_cs(w, -EFAULT, "address wraps");
+	w.clear();
+	put_lin_dma(w, hva, a.va, 64);
+	put_lin_dma(w, hva, a.va + 5 * kPage, 64);
+	expect_cs(w, -EFAULT, "a good packet then a bad one: nothing runs");
+
+	// Chunk and CS level errors.
+	w.clear();
+	put_lin_dma(w, hva, a.va, 64);
+	uint64_t cb, seq;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	uint32_t sz = w.size() * 4;
+	EXPECT_EQ(d.cs_one(cb, sz, &seq, GAUDI2_QUEUE_ID_PDMA_1_3 + 1), -EINVAL)
+		<< "not a DMA queue";
+	EXPECT_EQ(d.cs_one(cb + (1000 << 12), sz, &seq), -EINVAL) << "bad CB";
+	EXPECT_EQ(d.cs_one(cb, 0, &seq), -EINVAL) << "cb_size 0";
+	EXPECT_EQ(d.cs_one(cb, kPage + 8, &seq), -EINVAL) << "cb_size > CB";
+	EXPECT_EQ(d.cs_one(cb, sz - 8, &seq), -EINVAL) << "cut packet";
+	hl_cs_chunk c{};
+	c.cb_handle = cb;
+	c.cb_size = sz;
+	hl_cs_chunk bad = c;
+	bad.pad[9] = 1;
+	EXPECT_EQ(d.cs({bad}, &seq), -EINVAL) << "chunk pad";
+	bad = c;
+	bad.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB;
+	EXPECT_EQ(d.cs({bad}, &seq), -EINVAL) << "user CB";
+	EXPECT_EQ(d.cs({}, &seq), -EINVAL) << "no chunks";
+	std::vector<hl_cs_chunk> many(HL_MAX_JOBS_PER_CS + 1, c);
+	EXPECT_EQ(d.cs(many, &seq), -EINVAL) << "too many chunks";
+	EXPECT_EQ(d.cs({c}, &seq, HL_CS_FLAGS_SIGNAL), -EINVAL) << "flags";
+	EXPECT_EQ(d.cs({c}, &seq, 0x80000000u), -EINVAL) << "unknown flag";
+	hl_cs_args ca{};
+	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
+	ca.in.num_chunks_execute = 1;
+	ca.in.pad[3] = 1;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EINVAL) << "pad";
+	ca.in.pad[3] = 0;
+	ca.in.num_chunks_restore = 1;
+	ca.in.chunks_restore = reinterpret_cast<uintptr_t>(&c);
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EINVAL) << "restore";
+	ca.in.num_chunks_restore = 0;
+	ca.in.chunks_execute = 16;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EFAULT) << "chunks ptr";
+
+	// CS on a destroyed CB.
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cs({c}, &seq), -EINVAL) << "freed CB";
+
+	// Nothing of the above ran.
+	for (uint8_t v : host)
+		ASSERT_EQ(v, 0xcc);
+	EXPECT_EQ(check_pattern(a.map->data(), 2 * kPage, 5), -1);
+	EXPECT_EQ(stats()["command_submissions"], 0);
+
+	// A CS after a failed one still works and gets the next sequence.
+	w.clear();
+	put_lin_dma(w, hva, a.va, 2 * kPage);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(memcmp(host.data(), a.map->data(), 2 * kPage), 0);
+
+	// The memory behind a freed handle cannot be reached any more.
+	DevBuf gone;
+	make_devbuf(d, kPage, &gone);
+	uint64_t gone_va = gone.va;
+	drop_devbuf(d, &gone);
+	w.clear();
+	put_lin_dma(w, hva, gone_va, 64);
+	expect_cs(w, -EFAULT, "freed memory");
+
+	EXPECT_EQ(d.unmap(hva), 0);
+	drop_devbuf(d, &a);
+}
+
+TEST_F(Sim, WaitCs)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint32_t st = 99, fl = 99;
+	EXPECT_EQ(d.wait(1, 0, &st), -EINVAL) << "nothing submitted yet";
+	EXPECT_EQ(d.wait(0, 0, &st), -EINVAL) << "seq 0";
+
+	DevBuf a;
+	make_devbuf(d, kPage, &a);
+	std::vector<uint32_t> w;
+	put_lin_dma(w, a.va + 2048, a.va, 1024);
+	uint64_t cb, seq;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+
+	// Slow the engine: a poll and a short wait see BUSY.
+	set_cs_delay_ms(1500);
+	ASSERT_EQ(d.cs_one(cb, w.size() * 4, &seq), 0);
+	EXPECT_EQ(stats()["command_submissions"], 1);
+	EXPECT_EQ(d.wait(seq, 0, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_BUSY);
+	EXPECT_EQ(d.wait(seq, 1000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_BUSY);
+	EXPECT_EQ(d.wait(seq + 1, 0, &st), -EINVAL) << "unknown sequence";
+	EXPECT_EQ(d.wait(seq, 20 * 1000 * 1000, &st, &fl), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(fl & HL_WAIT_CS_STATUS_FLAG_GONE, 0u);
+	set_cs_delay_ms(0);
+
+	// Retired CSs report completion with the GONE flag.
+	EXPECT_EQ(d.wait(seq, 0, &st, &fl), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_GONE);
+	EXPECT_EQ(stats()["command_submissions"], 0);
+
+	// Sequence numbers grow by one per CS.
+	uint64_t seq2;
+	ASSERT_EQ(d.cs_one(cb, w.size() * 4, &seq2), 0);
+	EXPECT_EQ(seq2, seq + 1);
+	EXPECT_EQ(d.wait(seq2, 10000000, &st), 0);
+
+	// Bad input.
+	hl_wait_cs_args wa{};
+	wa.in.seq = seq;
+	wa.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL);
+	wa = {};
+	wa.in.seq = seq;
+	wa.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL);
+	wa = {};
+	wa.in.seq = seq;
+	wa.in.timestamp_offset = 8;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL);
+	wa = {};
+	wa.in.seq = seq;
+	wa.in.pad[0] = 1;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL);
+
+	// The legacy numbering works for CS and WAIT_CS too.
+	hl_cs_chunk c{};
+	c.cb_handle = cb;
+	c.cb_size = w.size() * 4;
+	hl_cs_args ca{};
+	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
+	ca.in.num_chunks_execute = 1;
+	ASSERT_EQ(xioctl(d.fd(), HL_LEGACY_IOCTL_CS, &ca), 0);
+	wa = {};
+	wa.in.seq = ca.out.seq;
+	wa.in.timeout_us = 10000000;
+	ASSERT_EQ(xioctl(d.fd(), HL_LEGACY_IOCTL_WAIT_CS, &wa), 0);
+	EXPECT_EQ(wa.out.status, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	drop_devbuf(d, &a);
+}
+
+TEST_F(Sim, UnmapDuringInflightCsIsSafe)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a;
+	make_devbuf(d, 4 * kPage, &a);
+	fill_pattern(a.map->data(), 4 * kPage, 9);
+	std::vector<uint8_t> host(4 * kPage);
+	uint64_t hva;
+	ASSERT_EQ(d.map_host(host.data(), host.size(), &hva), 0);
+	std::vector<uint32_t> w;
+	put_lin_dma(w, hva, a.va, 4 * kPage);
+	uint64_t cb, seq;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	set_cs_delay_ms(500);
+	ASSERT_EQ(d.cs_one(cb, w.size() * 4, &seq), 0);
+	// Pull everything away under the CS: it holds its own references.
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.unmap(hva), 0);
+	a.map.reset();
+	close(a.fd);
+	EXPECT_EQ(d.unmap(a.va), 0);
+	EXPECT_EQ(d.free_handle(a.handle), 0);
+	EXPECT_GE(stats()["buffer_objects"], 2);
+	uint32_t st;
+	EXPECT_EQ(d.wait(seq, 20 * 1000 * 1000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	// The pinned host pages were written even though unmapped.
+	EXPECT_EQ(check_pattern(host.data(), 4 * kPage, 9), -1);
+}
+
+// ---- process death ---------------------------------------------------------
+
+static int send_fd(int sock, int fd)
+{
+	char c = 'x';
+	struct iovec iov = {&c, 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u{};
+	struct msghdr msg{};
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char c;
+	struct iovec iov = {&c, 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u{};
+	struct msghdr msg{};
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+// The child owns a device with everything live, hands one dma-buf to the
+// parent and is killed with a CS in flight.
+TEST_F(Sim, ProcessDeathReleasesEverything)
+{
+	int sv[2];
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	const uint64_t n = 16 * kPage;
+	set_cs_delay_ms(60 * 1000);
+	pid_t pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		Dev d(0);
+		uint64_t h, va, h2, va2, hva, cb, seq;
+		int fd, fd2;
+		if (d.fd() < 0 || d.alloc_map(n, &h, &va) ||
+		    d.alloc_map(n, &h2, &va2) ||
+		    d.export_buf(va, n, 0, &fd) ||
+		    d.export_buf(va2, kPage, kPage, &fd2))
+			_exit(10);
+		Mapping m(fd, n);
+		if (!m.ok())
+			_exit(11);
+		fill_pattern(m.data(), n, 77);
+		void *host = mmap(nullptr, n, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (host == MAP_FAILED || d.map_host(host, n, &hva))
+			_exit(12);
+		std::vector<uint32_t> w;
+		put_lin_dma(w, hva, va, n);
+		put_lin_dma(w, va2, va, n);
+		if (d.cb_with(w, &cb))
+			_exit(13);
+		void *cbp = mmap(nullptr, kPage, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, d.fd(), (off_t)cb);
+		if (cbp == MAP_FAILED)
+			_exit(14);
+		if (d.cs_one(cb, w.size() * 4, &seq))
+			_exit(15);
+		if (send_fd(sv[1], fd))
+			_exit(16);
+		char c;
+		// wait to be killed
+		while (read(sv[1], &c, 1) != 0)
+			;
+		_exit(17);
+	}
+	close(sv[1]);
+	int dfd = recv_fd(sv[0]);
+	ASSERT_GE(dfd, 0) << "child failed";
+	auto s = stats();
+	EXPECT_EQ(s["contexts"], 1);
+	EXPECT_EQ(s["command_submissions"], 1);
+	EXPECT_EQ(s["userptrs"], 1);
+	EXPECT_EQ(s["dmabufs"], 2);
+	EXPECT_EQ(s["command_buffers"], 1);
+	EXPECT_EQ(sysfs_attr(0, "in_use"), "1");
+
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	int status;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
+	close(sv[0]);
+	set_cs_delay_ms(0);
+
+	// The in-flight CS was aborted (the 60 s delay did not elapse), the
+	// context and all it owned are gone, except our dma-buf.
+	s = stats();
+	EXPECT_EQ(s["contexts"], 0);
+	EXPECT_EQ(s["command_submissions"], 0);
+	EXPECT_EQ(s["userptrs"], 0);
+	EXPECT_EQ(s["mappings"], 0);
+	EXPECT_EQ(s["allocations"], 0);
+	EXPECT_EQ(s["command_buffers"], 0);
+	EXPECT_EQ(s["dmabufs"], 1);
+	EXPECT_EQ(s["buffer_objects"], 1);
+	EXPECT_EQ(sysfs_attr(0, "in_use"), "0");
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), std::to_string(n));
+	{
+		Mapping m(dfd, n, PROT_READ);
+		ASSERT_TRUE(m.ok());
+		EXPECT_EQ(check_pattern(m.data(), n, 77), -1)
+			<< "the dma-buf outlives its exporter";
+	}
+	Dev again(0);
+	EXPECT_GE(again.fd(), 0) << "device reusable after the owner died";
+	again.close_fd();
+	close(dfd);
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), "0");
+}
+
+// A process that exits normally without cleaning up anything.
+TEST_F(Sim, ExitWithoutCleanup)
+{
+	pid_t pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		Dev *d = new Dev(0);
+		uint64_t h, va, cb, seq;
+		int fd;
+		std::vector<uint8_t> *buf = new std::vector<uint8_t>(8 * kPage);
+		uint64_t hva;
+		if (d->fd() < 0 || d->alloc_map(8 * kPage, &h, &va) ||
+		    d->export_buf(va, 8 * kPage, 0, &fd) ||
+		    d->map_host(buf->data(), buf->size(), &hva))
+			_exit(1);
+		std::vector<uint32_t> w;
+		put_lin_dma(w, hva, va, 8 * kPage);
+		if (d->cb_with(w, &cb) || d->cs_one(cb, w.size() * 4, &seq))
+			_exit(2);
+		_exit(0); // everything still open and mapped
+	}
+	int status;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	// TearDown checks that every counter is back to zero.
+}
+
+// ---- stress ----------------------------------------------------------------
+
+static int stress_worker(int dev, int iters, uint32_t seed)
+{
+	Dev d(dev);
+	if (d.fd() < 0)
+		return 1;
+	std::vector<uint8_t> host(64 * kPage);
+	uint64_t hva;
+	if (d.map_host(host.data(), host.size(), &hva))
+		return 2;
+	uint32_t r = seed;
+	auto rnd = [&r]() {
+		r = r * 1103515245u + 12345u;
+		return r >> 8;
+	};
+	for (int i = 0; i < iters; i++) {
+		uint64_t pages = 1 + rnd() % 64, h, va;
+		uint64_t n = pages * kPage;
+		if (d.alloc_map(n, &h, &va))
+			return 3;
+		uint64_t off = (rnd() % pages) * kPage;
+		uint64_t len = n - off;
+		int fd;
+		if (d.export_buf(va, len, off, &fd))
+			return 4;
+		{
+			Mapping m(fd, len);
+			if (!m.ok())
+				return 5;
+			m.data()[0] = static_cast<uint8_t>(i);
+			m.data()[len - 1] = static_cast<uint8_t>(i + 1);
+			if (i % 8 == 0) {
+				std::vector<uint32_t> w;
+				put_lin_dma(w, hva, va + off, len);
+				if (d.run(w))
+					return 6;
+				if (host[0] != static_cast<uint8_t>(i) ||
+				    host[len - 1] != static_cast<uint8_t>(i + 1))
+					return 7;
+			}
+		}
+		// Alternate: close the dma-buf before or after FREE.
+		if (i & 1)
+			close(fd);
+		if (d.unmap(va) || d.free_handle(h))
+			return 8;
+		if (!(i & 1))
+			close(fd);
+	}
+	return d.unmap(hva) ? 9 : 0;
+}
+
+TEST_F(Sim, StressProcessesPerDevice)
+{
+	int ndev = std::min(num_devices(), 4);
+	int iters = 150;
+	if (const char *e = getenv("HL_SIM_STRESS_ITERS"))
+		iters = atoi(e);
+	std::vector<pid_t> pids;
+	for (int i = 0; i < ndev; i++) {
+		pid_t pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0)
+			_exit(stress_worker(i, iters, 1234 + i));
+		pids.push_back(pid);
+	}
+	for (size_t i = 0; i < pids.size(); i++) {
+		int status;
+		ASSERT_EQ(waitpid(pids[i], &status, 0), pids[i]);
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(WEXITSTATUS(status), 0) << "worker " << i;
+	}
+	for (int i = 0; i < ndev; i++)
+		EXPECT_EQ(sysfs_attr(i, "memory_used"), "0");
+}
+
+} // namespace

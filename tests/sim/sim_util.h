@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+// Raw-ioctl helpers for the habanalabs_sim tests: no library in between.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "habanalabs_abi.h"
+
+namespace simtest {
+
+std::string compute_path(int idx);
+std::string control_path(int idx);
+std::string sysfs_attr(int idx, const std::string &name);
+std::string read_file(const std::string &path);
+bool write_file(const std::string &path, const std::string &value);
+int num_devices();
+uint64_t memory_size(int idx);
+// debugfs live object counters, name -> count
+std::map<std::string, long> stats();
+// sum of all live object counters
+long live_objects();
+int module_refcnt();
+void set_cs_delay_ms(unsigned int ms);
+
+// Returns 0 or -errno.
+int xioctl(int fd, unsigned long cmd, void *arg);
+
+// One open of a compute node.
+class Dev {
+public:
+	explicit Dev(int idx = 0);
+	~Dev();
+	Dev(const Dev &) = delete;
+	Dev &operator=(const Dev &) = delete;
+
+	int fd() const { return fd_; }
+	int open_errno() const { return err_; }
+	void close_fd();
+
+	int mem(hl_mem_args *a) { return xioctl(fd_, DRM_IOCTL_HL_MEMORY, a); }
+	int alloc(uint64_t size, uint64_t *handle, uint64_t page_size = 0,
+		  uint32_t flags = 0);
+	int free_handle(uint64_t handle);
+	int map(uint64_t handle, uint64_t *va, uint64_t hint = 0,
+		uint32_t flags = 0);
+	int map_host(const void *p, uint64_t len, uint64_t *va,
+		     uint64_t hint = 0, uint32_t flags = HL_MEM_USERPTR);
+	int unmap(uint64_t va);
+	int export_buf(uint64_t va, uint64_t size, uint64_t offset, int *fd,
+		       uint32_t flags = 02 /* O_RDWR */ | 02000000 /* O_CLOEXEC */);
+	// alloc + map in one go (asserts nothing; returns 0 or -errno)
+	int alloc_map(uint64_t size, uint64_t *handle, uint64_t *va);
+
+	int cb_create(uint32_t size, uint64_t *handle);
+	int cb_destroy(uint64_t handle);
+	// Creates a CB holding words, returns its handle (CB stays alive).
+	int cb_with(const std::vector<uint32_t> &words, uint64_t *handle);
+
+	int cs(const std::vector<hl_cs_chunk> &chunks, uint64_t *seq,
+	       uint32_t flags = 0);
+	int cs_one(uint64_t cb, uint32_t cb_size, uint64_t *seq,
+		   uint32_t queue = GAUDI2_QUEUE_ID_PDMA_0_0);
+	int wait(uint64_t seq, uint64_t timeout_us, uint32_t *status,
+		 uint32_t *flags = nullptr);
+	// Builds a CB of the words, submits it and waits for completion.
+	int run(const std::vector<uint32_t> &words);
+
+private:
+	int fd_ = -1;
+	int err_ = 0;
+};
+
+// Packet builders (little-endian 32-bit words).
+void put_lin_dma(std::vector<uint32_t> &w, uint64_t dst, uint64_t src,
+		 uint32_t size, uint32_t extra_ctl = 0);
+void put_nop(std::vector<uint32_t> &w);
+uint32_t lin_dma_ctl();
+
+// A dma-buf fd mapped into memory; unmaps and closes when destroyed.
+class Mapping {
+public:
+	Mapping(int fd, size_t len, int prot = 3 /* PROT_READ|PROT_WRITE */);
+	~Mapping();
+	Mapping(const Mapping &) = delete;
+	Mapping &operator=(const Mapping &) = delete;
+	uint8_t *data() const { return static_cast<uint8_t *>(p_); }
+	bool ok() const { return ok_; }
+	int error() const { return err_; }
+
+private:
+	void *p_ = nullptr;
+	size_t len_;
+	bool ok_ = false;
+	int err_ = 0;
+};
+
+void fill_pattern(uint8_t *p, size_t len, uint32_t seed);
+// Index of the first mismatch, or -1.
+long check_pattern(const uint8_t *p, size_t len, uint32_t seed);
+
+} // namespace simtest
