@@ -2,7 +2,9 @@
 // habanalabs_sim through its raw ioctls: nodes, INFO, MEMORY, dma-buf,
 // CB, CS/LIN_DMA and WAIT_CS, bad input, and process death.  Runs in the
 // VM with the module loaded (see CMakeLists.txt).
+#include <dirent.h>
 #include <fcntl.h>
+#include <linux/dma-buf.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -512,6 +514,122 @@ TEST_F(Sim, DmabufHoldsModule)
 	EXPECT_EQ(stats()["contexts"], 0);
 	close(fd);
 	EXPECT_EQ(module_refcnt(), base);
+}
+
+// CPU access brackets (DMA_BUF_IOCTL_SYNC -> begin/end_cpu_access).
+TEST_F(Sim, DmabufCpuAccessSync)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t h, va;
+	ASSERT_EQ(d.alloc_map(2 * kPage, &h, &va), 0);
+	int fd;
+	ASSERT_EQ(d.export_buf(va, 2 * kPage, 0, &fd), 0);
+	{
+		Mapping m(fd, 2 * kPage);
+		ASSERT_TRUE(m.ok());
+		struct dma_buf_sync sync{};
+		sync.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW;
+		EXPECT_EQ(xioctl(fd, DMA_BUF_IOCTL_SYNC, &sync), 0);
+		fill_pattern(m.data(), 2 * kPage, 3);
+		sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+		EXPECT_EQ(xioctl(fd, DMA_BUF_IOCTL_SYNC, &sync), 0);
+		sync.flags = 0x100; // not a sync flag: the core refuses it
+		EXPECT_EQ(xioctl(fd, DMA_BUF_IOCTL_SYNC, &sync), -EINVAL);
+	}
+	close(fd);
+	EXPECT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(d.free_handle(h), 0);
+}
+
+// ---- an in-kernel importer: vgem (PRIME import maps an attachment) ----------
+
+// The few DRM uapi definitions needed, from the stable DRM ABI.
+struct drm_version_args {
+	int version_major, version_minor, version_patchlevel;
+	size_t name_len;
+	char *name;
+	size_t date_len;
+	char *date;
+	size_t desc_len;
+	char *desc;
+};
+struct drm_prime_handle_args {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+};
+struct drm_gem_close_args {
+	uint32_t handle;
+	uint32_t pad;
+};
+#define SIMTEST_DRM_IOCTL_VERSION _IOWR('d', 0x00, struct drm_version_args)
+#define SIMTEST_DRM_IOCTL_GEM_CLOSE _IOW('d', 0x09, struct drm_gem_close_args)
+#define SIMTEST_DRM_IOCTL_PRIME_FD_TO_HANDLE \
+	_IOWR('d', 0x2e, struct drm_prime_handle_args)
+
+static int open_vgem()
+{
+	DIR *dir = opendir("/dev/dri");
+	if (!dir)
+		return -1;
+	int found = -1;
+	while (struct dirent *e = readdir(dir)) {
+		if (strncmp(e->d_name, "card", 4))
+			continue;
+		std::string path = std::string("/dev/dri/") + e->d_name;
+		int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		char name[32] = {};
+		drm_version_args v{};
+		v.name = name;
+		v.name_len = sizeof(name) - 1;
+		if (!ioctl(fd, SIMTEST_DRM_IOCTL_VERSION, &v) &&
+		    !strcmp(name, "vgem")) {
+			found = fd;
+			break;
+		}
+		close(fd);
+	}
+	closedir(dir);
+	return found;
+}
+
+TEST_F(Sim, VgemImportsExport)
+{
+	int vgem = open_vgem();
+	if (vgem < 0 && !getenv("HL_SIM_REQUIRE_VGEM"))
+		GTEST_SKIP() << "vgem not loaded";
+	ASSERT_GE(vgem, 0) << "vgem required but not found";
+	uint64_t h, va;
+	int fd;
+	{
+		Dev d(0);
+		ASSERT_GE(d.fd(), 0);
+		ASSERT_EQ(d.alloc_map(4 * kPage, &h, &va), 0);
+		ASSERT_EQ(d.export_buf(va, 3 * kPage, kPage, &fd), 0);
+		Mapping m(fd, 3 * kPage);
+		ASSERT_TRUE(m.ok());
+		fill_pattern(m.data(), 3 * kPage, 8);
+	}
+	drm_prime_handle_args ph{};
+	ph.fd = fd;
+	ASSERT_EQ(xioctl(vgem, SIMTEST_DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph), 0);
+	EXPECT_NE(ph.handle, 0u);
+	auto s = stats();
+	EXPECT_EQ(s["dmabuf_attachments_mapped"], 1)
+		<< "vgem maps its attachment to an sg table at import";
+	// vgem's GEM object now holds the dma-buf: our fd is not needed.
+	close(fd);
+	s = stats();
+	EXPECT_EQ(s["dmabufs"], 1);
+	EXPECT_EQ(s["contexts"], 0);
+	drm_gem_close_args gc{};
+	gc.handle = ph.handle;
+	EXPECT_EQ(xioctl(vgem, SIMTEST_DRM_IOCTL_GEM_CLOSE, &gc), 0);
+	close(vgem);
+	// TearDown: attachment unmapped, dma-buf and memory released.
 }
 
 // ---- command buffers -------------------------------------------------------
