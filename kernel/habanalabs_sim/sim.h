@@ -42,6 +42,9 @@
 #define SIM_MMAP_TYPE_CB	(0x2ull << 47)
 #define SIM_MMAP_ID_MASK	0xffffffffull
 
+/* CSs in flight per context, as the real driver's max_pending_cs. */
+#define SIM_MAX_PENDING_CS	256
+
 /* Live object counters, reported in debugfs for leak checks. */
 enum sim_stat {
 	SIM_STAT_CTX,		/* open compute contexts */
@@ -141,6 +144,7 @@ struct sim_ctx {
 
 	spinlock_t cs_lock;
 	struct list_head cs_pending;	/* submitted, not completed */
+	unsigned int cs_pending_count;
 	u64 last_seq;
 	atomic_t aborting;		/* set at release */
 	wait_queue_head_t abort_wq;

@@ -265,6 +265,7 @@ static void sim_cs_work(struct work_struct *work)
 
 	spin_lock(&ctx->cs_lock);
 	list_del(&cs->node);
+	ctx->cs_pending_count--;
 	spin_unlock(&ctx->cs_lock);
 	complete_all(&cs->done);
 	sim_cs_put(cs);			/* the pending list's reference */
@@ -331,6 +332,12 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 		goto err;
 
 	spin_lock(&ctx->cs_lock);
+	if (ctx->cs_pending_count >= SIM_MAX_PENDING_CS) {
+		spin_unlock(&ctx->cs_lock);
+		rc = -EAGAIN;
+		goto err;
+	}
+	ctx->cs_pending_count++;
 	seq = ++ctx->last_seq;
 	cs->seq = seq;
 	list_add_tail(&cs->node, &ctx->cs_pending);

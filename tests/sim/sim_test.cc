@@ -16,7 +16,11 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <thread>
+
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <regex>
@@ -1005,6 +1009,58 @@ TEST_F(Sim, WaitCs)
 
 	EXPECT_EQ(d.cb_destroy(cb), 0);
 	drop_devbuf(d, &a);
+}
+
+static void on_sigusr1(int) {}
+
+TEST_F(Sim, InflightLimitAndInterruptedWait)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a;
+	make_devbuf(d, kPage, &a);
+	std::vector<uint32_t> w;
+	put_lin_dma(w, a.va + 64, a.va, 64);
+	uint64_t cb, seq = 0, first = 0;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	set_cs_delay_ms(60 * 1000);
+
+	// At most 256 CSs in flight per context, then EAGAIN.
+	int rc = 0, accepted = 0;
+	while (accepted < 1000) {
+		rc = d.cs_one(cb, w.size() * 4, &seq);
+		if (rc)
+			break;
+		if (!accepted)
+			first = seq;
+		accepted++;
+	}
+	EXPECT_EQ(rc, -EAGAIN);
+	EXPECT_EQ(accepted, 256);
+	EXPECT_EQ(stats()["command_submissions"], 256);
+
+	// A signal ends a wait with EINTR.
+	struct sigaction sa{}, old{};
+	sa.sa_handler = on_sigusr1;
+	ASSERT_EQ(sigaction(SIGUSR1, &sa, &old), 0);
+	int wait_rc = 1;
+	uint32_t st;
+	std::thread t([&] { wait_rc = d.wait(first, 30ull * 1000 * 1000, &st); });
+	usleep(300 * 1000);
+	pthread_kill(t.native_handle(), SIGUSR1);
+	t.join();
+	sigaction(SIGUSR1, &old, nullptr);
+	EXPECT_EQ(wait_rc, -EINTR);
+
+	// Closing the device aborts all 256 at once (not 256 minutes).
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	a.map.reset();
+	close(a.fd);
+	auto t0 = std::chrono::steady_clock::now();
+	d.close_fd();
+	auto secs = std::chrono::duration_cast<std::chrono::seconds>(
+		std::chrono::steady_clock::now() - t0).count();
+	EXPECT_LT(secs, 20);
 }
 
 TEST_F(Sim, UnmapDuringInflightCsIsSafe)
