@@ -45,6 +45,9 @@
 /* CSs in flight per context, as the real driver's max_pending_cs. */
 #define SIM_MAX_PENDING_CS	256
 
+/* LIN_DMA packets (non-zero size) in one CS. */
+#define SIM_MAX_CS_DMA_OPS	65536
+
 /* Live object counters, reported in debugfs for leak checks. */
 enum sim_stat {
 	SIM_STAT_CTX,		/* open compute contexts */

@@ -248,9 +248,11 @@ static void sim_cs_work(struct work_struct *work)
 	unsigned int i, j;
 	int rc = 0;
 
+	/* Interruptible: a long delay must not look like a hung task. */
 	if (sim_cs_delay_ms)
-		wait_event_timeout(ctx->abort_wq, atomic_read(&ctx->aborting),
-				   msecs_to_jiffies(sim_cs_delay_ms));
+		wait_event_interruptible_timeout(ctx->abort_wq,
+						 atomic_read(&ctx->aborting),
+						 msecs_to_jiffies(sim_cs_delay_ms));
 
 	for (i = 0; i < cs->njobs && !rc; i++) {
 		for (j = 0; j < cs->jobs[i].nops && !rc; j++) {
@@ -279,6 +281,7 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	struct hl_cs_chunk *chunks;
 	struct sim_cs *cs;
 	unsigned int i, n = in.num_chunks_execute;
+	unsigned long total_ops = 0;
 	u64 seq;
 	int rc;
 
@@ -321,6 +324,12 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 		cs->njobs = i + 1;	/* release frees what was built */
 		if (rc)
 			goto err;
+		/* Bounds the kernel memory one CS can pin down. */
+		total_ops += cs->jobs[i].nops;
+		if (total_ops > SIM_MAX_CS_DMA_OPS) {
+			rc = -EINVAL;
+			goto err;
+		}
 	}
 	kvfree(chunks);
 	chunks = NULL;

@@ -1011,6 +1011,32 @@ TEST_F(Sim, WaitCs)
 	drop_devbuf(d, &a);
 }
 
+// One CS may carry at most 65536 LIN_DMA packets: bounded kernel memory.
+TEST_F(Sim, CsPacketLimit)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a;
+	make_devbuf(d, kPage, &a);
+	std::vector<uint32_t> w;
+	for (int i = 0; i < 65536; i++)
+		put_lin_dma(w, a.va + 2048 + i % 1024, a.va + i % 1024, 1);
+	fill_pattern(a.map->data(), 1024, 4);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(memcmp(a.map->data() + 2048, a.map->data(), 1024), 0);
+	put_lin_dma(w, a.va + 2048, a.va, 1);
+	uint64_t cb, seq;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	EXPECT_EQ(d.cs_one(cb, w.size() * 4, &seq), -EINVAL);
+	// The same packets split over two chunks count together.
+	hl_cs_chunk c{};
+	c.cb_handle = cb;
+	c.cb_size = 40000 * 24;
+	EXPECT_EQ(d.cs({c, c}, &seq), -EINVAL);
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	drop_devbuf(d, &a);
+}
+
 static void on_sigusr1(int) {}
 
 TEST_F(Sim, InflightLimitAndInterruptedWait)
