@@ -71,8 +71,10 @@ extern "C" hlthunk_public int hlthunk_wait_for_cs(int fd, uint64_t seq,
 	a.in.seq = seq;
 	a.in.timeout_us = timeout_us;
 	int rc = hl_wait_cs(fd, &a);
+	// As in hl-thunk the status is written on failure too: the driver
+	// reports HL_WAIT_CS_STATUS_ABORTED along with -EIO.
+	*status = a.out.status;
 	if (rc < 0)
 		return c_fail(Op::DeviceIoctl, "waiting for a command submission", rc);
-	*status = a.out.status;
 	return 0;
 }

@@ -37,7 +37,9 @@ extern "C" hlthunk_public uint64_t hlthunk_device_memory_alloc(
 		     (shared ? HL_MEM_SHARED : 0);
 	if (mem_ioctl(fd, &a, "allocating device memory") < 0)
 		return 0;
-	LibState::get().note_alloc(fd, a.out.handle, size);
+	// Mappings cover whole pages, and dma-bufs are exported page-aligned.
+	uint64_t page = page_size ? page_size : 4096;
+	LibState::get().note_alloc(fd, a.out.handle, (size + page - 1) / page * page);
 	return a.out.handle;
 }
 

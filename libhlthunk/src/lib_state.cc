@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <new>
 
 #include "c_return.h"
 #include "dev_discovery.h"
@@ -175,8 +176,9 @@ uint64_t LibState::reserve_import_va(uint64_t size)
 // fork(): the child gets its own /dev/hl_ipc context on first use.  Its
 // device fds (and so its mappings) are the parent's, but cookies and
 // channels of the parent's context are not its to end: they are forgotten
-// without being deregistered or destroyed, and re-made on first use.  The locks are taken around fork so the
-// child never inherits one held by another thread.
+// without being deregistered or destroyed, and re-made on first use.
+// The locks are taken around fork so the child never inherits one held by
+// another thread.
 void LibState::atfork_prepare()
 {
 	auto &s = get();
@@ -190,7 +192,7 @@ void LibState::atfork_parent()
 {
 	auto &s = get();
 	s.fd_mu_.unlock();
-	s.regs_.fork_unlock();
+	s.regs_.fork_unlock_parent();
 	s.channels_.fork_unlock();
 	s.ipc_mu_.unlock();
 }
@@ -198,8 +200,10 @@ void LibState::atfork_parent()
 void LibState::atfork_child()
 {
 	auto &s = get();
-	s.fd_mu_.unlock();
-	s.regs_.fork_unlock();
+	// Held by the forking thread: std::mutex may be unlocked in the
+	// child, glibc's rwlocks (shared_mutex) must be made afresh.
+	new (&s.fd_mu_) std::shared_mutex();
+	s.regs_.fork_reinit_child();
 	s.channels_.fork_unlock();
 	s.ipc_mu_.unlock();
 	int fd = s.ipc_fd_.exchange(-1);

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 
 #include "interval_map.h"
@@ -102,7 +103,10 @@ public:
 	void reset_after_fork();
 	// Held across fork() so the child never inherits a held lock.
 	void fork_lock() { mu_.lock(); }
-	void fork_unlock() { mu_.unlock(); }
+	void fork_unlock_parent() { mu_.unlock(); }
+	// glibc's rwlock knows its writer by thread id, which differs in the
+	// child: it must be made afresh there rather than unlocked.
+	void fork_reinit_child() { new (&mu_) std::shared_mutex(); }
 	size_t size() const;
 
 private:

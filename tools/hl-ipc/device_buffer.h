@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// DeviceBuffer: device memory allocated and mapped through libhlthunk,
+// with a CPU view through its exported dma-buf (habanalabs_sim dma-bufs
+// support mmap) so programs can fill and check it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hlthunk.h"
+#include "mapping.h"
+
+namespace hlipc {
+
+class DeviceBuffer {
+public:
+	DeviceBuffer() = default;
+	DeviceBuffer(DeviceBuffer &&o) noexcept;
+	DeviceBuffer &operator=(DeviceBuffer &&o) noexcept;
+	DeviceBuffer(const DeviceBuffer &) = delete;
+	DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+	~DeviceBuffer() { reset(); }
+
+	// Allocates and maps size bytes (a page multiple) on device fd.
+	// Returns 0 or a negative errno.
+	int create(int fd, uint64_t size);
+	// Maps the dma-buf for CPU access (read/write).  0 or -errno.
+	int map_cpu();
+
+	uint64_t va() const { return va_; }
+	uint64_t size() const { return size_; }
+	int fd() const { return fd_; }
+	unsigned char *cpu() const { return view_.bytes(); }
+	void reset();
+
+private:
+	int fd_ = -1;
+	uint64_t handle_ = 0;
+	uint64_t va_ = 0;
+	uint64_t size_ = 0;
+	int dmabuf_ = -1;
+	Mapping view_;
+};
+
+// A byte pattern that differs per buffer (seed) and per offset.
+inline unsigned char pattern_byte(uint32_t seed, uint64_t off)
+{
+	uint64_t x = (off + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)seed << 32;
+	return static_cast<unsigned char>(x >> 56);
+}
+void fill_pattern(unsigned char *p, uint64_t len, uint32_t seed, uint64_t base = 0);
+// Offset of the first byte that differs from the pattern, or -1.
+int64_t check_pattern(const unsigned char *p, uint64_t len, uint32_t seed,
+		      uint64_t base = 0);
+
+}  // namespace hlipc
