@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Observability: global counters as sysfs attributes of the misc device
+ * (/sys/class/misc/hl_ipc/stats/), per-channel counters in debugfs
+ * (/sys/kernel/debug/hl_ipc/channels).
+ */
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/seq_file.h>
+#include <linux/sysfs.h>
+
+#include "hl_ipc.h"
+
+struct hl_ipc_stats hl_ipc_stats;
+static struct dentry *hl_ipc_debugfs;
+
+#define HL_IPC_STAT64(name)						\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%lld\n",				\
+			  (s64)atomic64_read(&hl_ipc_stats.name));	\
+}									\
+static DEVICE_ATTR_RO(name)
+
+#define HL_IPC_STAT32(name)						\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%d\n", atomic_read(&hl_ipc_stats.name));\
+}									\
+static DEVICE_ATTR_RO(name)
+
+HL_IPC_STAT64(copies);
+HL_IPC_STAT64(bytes);
+HL_IPC_STAT64(errors);
+HL_IPC_STAT32(contexts);
+HL_IPC_STAT32(regions);
+HL_IPC_STAT32(channels);
+HL_IPC_STAT32(jobs);
+
+static struct attribute *hl_ipc_stats_attrs[] = {
+	&dev_attr_copies.attr,
+	&dev_attr_bytes.attr,
+	&dev_attr_errors.attr,
+	&dev_attr_contexts.attr,
+	&dev_attr_regions.attr,
+	&dev_attr_channels.attr,
+	&dev_attr_jobs.attr,
+	NULL,
+};
+
+static const struct attribute_group hl_ipc_stats_group = {
+	.name = "stats",
+	.attrs = hl_ipc_stats_attrs,
+};
+
+const struct attribute_group *hl_ipc_attr_groups[] = {
+	&hl_ipc_stats_group,
+	NULL,
+};
+
+static int hl_ipc_channels_seq_show(struct seq_file *m, void *unused)
+{
+	hl_ipc_channels_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hl_ipc_channels_seq);
+
+int hl_ipc_stats_init(void)
+{
+	/* debugfs is optional: failures only cost the per-channel view. */
+	hl_ipc_debugfs = debugfs_create_dir("hl_ipc", NULL);
+	debugfs_create_file("channels", 0444, hl_ipc_debugfs, NULL,
+			    &hl_ipc_channels_seq_fops);
+	return 0;
+}
+
+void hl_ipc_stats_fini(void)
+{
+	debugfs_remove_recursive(hl_ipc_debugfs);
+}
