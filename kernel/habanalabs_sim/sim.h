@@ -51,14 +51,14 @@
 /* Live object counters, reported in debugfs for leak checks. */
 enum sim_stat {
 	SIM_STAT_CTX,		/* open compute contexts */
-	SIM_STAT_BO,		/* device memory and userptr backing objects */
+	SIM_STAT_BO,		/* device memory and userptr objects */
 	SIM_STAT_ALLOC,		/* live ALLOC handles */
 	SIM_STAT_MAPPING,	/* live device VA mappings */
 	SIM_STAT_USERPTR,	/* pinned host ranges */
 	SIM_STAT_DMABUF,	/* exported dma-bufs not yet released */
-	SIM_STAT_DMABUF_ATTACH,	/* dma-buf attachments mapped to an sg table */
+	SIM_STAT_DMABUF_ATTACH,	/* attachments mapped to an sg table */
 	SIM_STAT_DMABUF_VMAP,	/* kernel vmaps of dma-bufs */
-	SIM_STAT_CB,		/* command buffers (incl. destroyed but mmapped) */
+	SIM_STAT_CB,		/* CBs, also destroyed but mmapped */
 	SIM_STAT_CS,		/* command submissions not yet freed */
 	SIM_STAT_NR
 };
@@ -77,7 +77,7 @@ static inline void sim_stat_dec(enum sim_stat s)
 
 struct sim_device {
 	unsigned int index;
-	dev_t devt;			/* compute minor; control is devt + 1 */
+	dev_t devt;			/* compute; control is devt + 1 */
 	struct cdev cdev;		/* both minors */
 	struct device *dev_compute;
 	struct device *dev_control;
@@ -106,7 +106,7 @@ struct sim_bo {
 	unsigned long npages;
 	struct page **pages;
 	u64 size;			/* npages * PAGE_SIZE */
-	u64 page_size;			/* device page size asked at ALLOC */
+	u64 page_size;			/* device page size of ALLOC */
 };
 
 /* One mapping in a context's device VA space. */
@@ -141,7 +141,7 @@ struct sim_ctx {
 
 	struct mutex lock;		/* everything below except CS state */
 	struct idr allocs;		/* handle -> struct sim_alloc */
-	struct idr cbs;			/* id -> struct sim_cb (reference) */
+	struct idr cbs;			/* id -> struct sim_cb (a ref) */
 	struct list_head vas;
 	u64 dram_used;
 

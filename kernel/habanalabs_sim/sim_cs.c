@@ -88,6 +88,14 @@ static void sim_cs_put(struct sim_cs *cs)
 
 /* ---- parsing ------------------------------------------------------- */
 
+static void sim_parse_lin_dma(const u8 *pkt, u32 tsize,
+			      struct sim_dma_op *op)
+{
+	op->len = tsize;
+	op->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
+	op->dst_va = le64_to_cpup((const __le64 *)(pkt + 16));
+}
+
 /* Validates a CB snapshot; counts LIN_DMA packets, or fills ops. */
 static int sim_parse_cb(const u8 *buf, u32 size, struct sim_dma_op *ops,
 			unsigned int *nops)
@@ -114,16 +122,10 @@ static int sim_parse_cb(const u8 *buf, u32 size, struct sim_dma_op *ops,
 			if (ctl & ~LIN_DMA_CTL_ALLOWED)
 				return -EINVAL;
 			tsize = le32_to_cpup((const __le32 *)(buf + pos));
-			if (tsize) {
-				if (ops) {
-					ops[n].len = tsize;
-					ops[n].src_va = le64_to_cpup(
-						(const __le64 *)(buf + pos + 8));
-					ops[n].dst_va = le64_to_cpup(
-						(const __le64 *)(buf + pos + 16));
-				}
+			if (tsize && ops)
+				sim_parse_lin_dma(buf + pos, tsize, &ops[n]);
+			if (tsize)
 				n++;
-			}
 			pos += sizeof(struct gaudi2_packet_lin_dma);
 			break;
 		default:
@@ -245,14 +247,16 @@ static void sim_cs_work(struct work_struct *work)
 {
 	struct sim_cs *cs = container_of(work, struct sim_cs, work);
 	struct sim_ctx *ctx = cs->ctx;
+	unsigned long delay;
 	unsigned int i, j;
 	int rc = 0;
 
 	/* Interruptible: a long delay must not look like a hung task. */
-	if (sim_cs_delay_ms)
+	delay = msecs_to_jiffies(sim_cs_delay_ms);
+	if (delay)
 		wait_event_interruptible_timeout(ctx->abort_wq,
 						 atomic_read(&ctx->aborting),
-						 msecs_to_jiffies(sim_cs_delay_ms));
+						 delay);
 
 	for (i = 0; i < cs->njobs && !rc; i++) {
 		for (j = 0; j < cs->jobs[i].nops && !rc; j++) {
@@ -270,7 +274,8 @@ static void sim_cs_work(struct work_struct *work)
 	ctx->cs_pending_count--;
 	spin_unlock(&ctx->cs_lock);
 	complete_all(&cs->done);
-	sim_cs_put(cs);			/* the pending list's reference */
+	/* Drops the pending list's reference. */
+	sim_cs_put(cs);
 }
 
 /* ---- ioctls -------------------------------------------------------- */

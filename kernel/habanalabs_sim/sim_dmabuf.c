@@ -180,6 +180,6 @@ int sim_dmabuf_export(struct sim_bo *bo, u64 offset, u64 size, u32 flags)
 
 	fd = dma_buf_fd(dmabuf, flags & O_CLOEXEC);
 	if (fd < 0)
-		dma_buf_put(dmabuf);	/* releases sbuf and its reference */
+		dma_buf_put(dmabuf);	/* frees sbuf and its reference */
 	return fd;
 }

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <thread>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -33,6 +34,8 @@ using namespace simtest;
 namespace {
 
 constexpr uint64_t kPage = 4096;
+// First device VA of device memory (hw_ip_info.dram_base_address).
+constexpr uint64_t SIM_VA_GUESS = 0x100000000000ull;
 
 // Every test starts and ends with no live object in the module.
 class Sim : public ::testing::Test {
@@ -1338,10 +1341,80 @@ static int stress_worker(int dev, int iters, uint32_t seed)
 	return d.unmap(hva) ? 9 : 0;
 }
 
+// Threads of one process share a context: its locking under contention,
+// with one more thread throwing invalid handles and addresses at it.
+TEST_F(Sim, StressThreadsShareOneContext)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	const int kThreads = 4, kIters = 100;
+	std::atomic<bool> stop{false};
+	std::atomic<int> failures{0};
+	auto worker = [&](int id) {
+		std::vector<uint8_t> host(8 * kPage);
+		uint64_t hva;
+		if (d.map_host(host.data(), host.size(), &hva)) {
+			failures++;
+			return;
+		}
+		for (int i = 0; i < kIters; i++) {
+			uint64_t h, va, n = (1 + (i + id) % 8) * kPage;
+			int fd;
+			if (d.alloc_map(n, &h, &va) ||
+			    d.export_buf(va, n, 0, &fd)) {
+				failures++;
+				break;
+			}
+			{
+				Mapping m(fd, n);
+				if (!m.ok()) {
+					failures++;
+				} else {
+					m.data()[n - 1] = static_cast<uint8_t>(i + id);
+					std::vector<uint32_t> w;
+					put_lin_dma(w, hva, va + n - 1, 1);
+					if (d.run(w) || host[0] != m.data()[n - 1])
+						failures++;
+				}
+			}
+			close(fd);
+			if (d.unmap(va) || d.free_handle(h))
+				failures++;
+		}
+		if (d.unmap(hva))
+			failures++;
+	};
+	auto vandal = [&]() {
+		uint32_t r = 99;
+		while (!stop) {
+			r = r * 1103515245u + 12345u;
+			// Never valid: handles and CB ids far above those
+			// in use, unaligned VAs, sequences not issued yet.
+			uint64_t x = (1u << 20) + r % 64, seq;
+			uint32_t st;
+			if (d.free_handle(x) != -EINVAL ||
+			    d.unmap(SIM_VA_GUESS + x * kPage + 1) != -EINVAL ||
+			    d.cs_one((x | (2ull << 47)) << 12, 24, &seq) !=
+				    -EINVAL ||
+			    d.wait(1ull << 40, 0, &st) != -EINVAL)
+				failures++;
+		}
+	};
+	std::vector<std::thread> ts;
+	for (int i = 0; i < kThreads; i++)
+		ts.emplace_back(worker, i);
+	std::thread v(vandal);
+	for (auto &t : ts)
+		t.join();
+	stop = true;
+	v.join();
+	EXPECT_EQ(failures.load(), 0);
+}
+
 TEST_F(Sim, StressProcessesPerDevice)
 {
 	int ndev = std::min(num_devices(), 4);
-	int iters = 150;
+	int iters = 1000;
 	if (const char *e = getenv("HL_SIM_STRESS_ITERS"))
 		iters = atoi(e);
 	std::vector<pid_t> pids;
