@@ -1260,6 +1260,48 @@ TEST_F(Sim, ProcessDeathReleasesEverything)
 	EXPECT_EQ(sysfs_attr(0, "memory_used"), "0");
 }
 
+// Killed while the engine is copying (no artificial delay): the copy
+// stops early or completes, and everything is released either way.
+TEST_F(Sim, KillDuringLargeCopy)
+{
+	int sv[2];
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	const uint64_t n = std::min<uint64_t>(24ull << 20, memory_size(0) / 3);
+	pid_t pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		Dev d(0);
+		uint64_t h1, va1, h2, va2, cb, seq;
+		if (d.fd() < 0 || d.alloc_map(n, &h1, &va1) ||
+		    d.alloc_map(n, &h2, &va2))
+			_exit(10);
+		std::vector<uint32_t> w;
+		put_lin_dma(w, va2, va1, static_cast<uint32_t>(n));
+		put_lin_dma(w, va1, va2, static_cast<uint32_t>(n));
+		if (d.cb_with(w, &cb))
+			_exit(11);
+		for (int i = 0; i < 8; i++)
+			if (d.cs_one(cb, w.size() * 4, &seq))
+				_exit(12);
+		char c = 'r';
+		if (write(sv[1], &c, 1) != 1)
+			_exit(13);
+		pause();
+		_exit(14);
+	}
+	close(sv[1]);
+	char c;
+	ASSERT_EQ(read(sv[0], &c, 1), 1) << "child failed";
+	EXPECT_GE(stats()["command_submissions"], 1);
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	int status;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	close(sv[0]);
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), "0");
+}
+
 // A process that exits normally without cleaning up anything.
 TEST_F(Sim, ExitWithoutCleanup)
 {
