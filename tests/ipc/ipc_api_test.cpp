@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
+#include <sys/ioctl.h>
 #include <set>
 #include <thread>
 
@@ -770,6 +771,79 @@ TEST_F(Api, DestroyWithCopiesInFlight)
 	t.join();
 	EXPECT_TRUE(r == -ECANCELED || r == 0 || r == -ENOENT) << r;
 	EXPECT_TRUE(live_counters_are(1, 2, 0, 0));
+}
+
+// An exporter that gives no CPU access (no vmap) is refused clearly.
+TEST_F(Api, ExporterWithoutCpuAccess)
+{
+	int dev = open("/dev/hl_ipc_novmap", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		GTEST_SKIP() << "hl_ipc_novmap test exporter not loaded";
+	int dbuf = ioctl(dev, 0, 0);
+	ASSERT_GE(dbuf, 0) << strerror(errno);
+	uint64_t c;
+	EXPECT_EQ(reg_dmabuf(ctx, dbuf, RW, &c), -EOPNOTSUPP);
+	EXPECT_EQ(reg_dmabuf(ctx, dbuf, HL_IPC_REGION_READ, &c), -EOPNOTSUPP);
+	EXPECT_TRUE(live_counters_are(1, 0, 1, 0));
+	close(dbuf);
+	close(dev);
+}
+
+// Device identity: compute and control nodes of one sim device are the
+// same device; the node is not kept open by the module.
+TEST(ApiSim, DeviceIdentityFromNodes)
+{
+	if (access("/dev/hlsim1", F_OK) || access("/dev/hlsim_controlD1", F_OK))
+		GTEST_SKIP() << "needs habanalabs_sim with two devices";
+	int st = in_child([] {
+		int ctx = open_ipc();
+		int comp = open("/dev/hlsim1", O_RDWR | O_CLOEXEC);
+		int ctl = open("/dev/hlsim_controlD1", O_RDWR | O_CLOEXEC);
+		if (ctx < 0 || comp < 0 || ctl < 0)
+			return 1;
+		uint32_t a, b, h;
+		if (chan_create(ctx, &a, comp, ctl, 0))
+			return 2;
+		if (chan_create(ctx, &b, ctl, -1, HL_IPC_CHANNEL_DST_HOST))
+			return 3;
+		if (chan_create(ctx, &h, -1, comp, HL_IPC_CHANNEL_SRC_HOST))
+			return 4;
+		// A user region said to belong to the device, via either node.
+		Buffer m;
+		if (alloc(Kind::User, 4096, &m))
+			return 5;
+		hl_ipc_region_query q1{}, q2{};
+		for (auto [fd, q] : {std::pair{comp, &q1}, std::pair{ctl, &q2}}) {
+			hl_ipc_region_register r{};
+			r.type = HL_IPC_REGION_USER;
+			r.flags = RW;
+			r.fd = -1;
+			r.dev_fd = fd;
+			r.addr = reinterpret_cast<uintptr_t>(m.ptr);
+			r.length = 4096;
+			if (xioctl(ctx, HL_IPC_IOCTL_REGION_REGISTER, &r))
+				return 6;
+			q->cookie = r.cookie;
+			if (xioctl(ctx, HL_IPC_IOCTL_REGION_QUERY, q))
+				return 7;
+		}
+		if (q1.dev_kind != HL_IPC_DEV_KIND_SIM || q2.dev_kind != HL_IPC_DEV_KIND_SIM ||
+		    q1.dev_major != q2.dev_major || q1.dev_index != 1 || q2.dev_index != 1)
+			return 8;
+		// The exclusive compute node can be reopened once we close it.
+		close(comp);
+		int again = open("/dev/hlsim1", O_RDWR | O_CLOEXEC);
+		if (again < 0)
+			return 9;
+		close(again);
+		// A closed device fd is EBADF.
+		if (chan_create(ctx, &a, comp, -1, HL_IPC_CHANNEL_DST_HOST) != -EBADF)
+			return 10;
+		close(ctl);
+		close(ctx);
+		return 0;
+	});
+	EXPECT_EQ(st, 0);
 }
 
 }  // namespace
