@@ -36,6 +36,7 @@ Result<void> ChannelCache::release(uint32_t id)
 		return {};
 	by_pair_.erase(pit);
 	by_id_.erase(it);
+	gen_.fetch_add(1, std::memory_order_acq_rel);
 	return destroy_(id);
 }
 
@@ -74,6 +75,7 @@ void ChannelCache::forget_all()
 	std::lock_guard<std::mutex> l(mu_);
 	by_pair_.clear();
 	by_id_.clear();
+	gen_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 }  // namespace hlthunk

@@ -6,6 +6,7 @@
 // reference count decides when it is really destroyed.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -53,6 +54,8 @@ public:
 	size_t size() const;
 	// Forgets every channel without destroying it (child after fork).
 	void forget_all();
+	// Changes whenever a channel goes away (see RegistrationCache).
+	uint64_t generation() const { return gen_.load(std::memory_order_acquire); }
 	// Held across fork() so the child never inherits a held lock.
 	void fork_lock() { mu_.lock(); }
 	void fork_unlock() { mu_.unlock(); }
@@ -62,6 +65,7 @@ private:
 		uint32_t id;
 		int refs;
 	};
+	std::atomic<uint64_t> gen_{1};
 	Create create_;
 	Destroy destroy_;
 	mutable std::mutex mu_;

@@ -23,6 +23,8 @@ public:
 
 	// The /dev/hl_ipc fd, opened on first use (one context per process).
 	Result<int> ipc_fd();
+	// The fd if already open, else -1 (no locking, for the copy path).
+	int ipc_fd_fast() const { return ipc_fd_.load(std::memory_order_acquire); }
 
 	// Device identity of an fd, looked up once and remembered until
 	// hlthunk_close; -ENOTTY for an fd that is not a device node.

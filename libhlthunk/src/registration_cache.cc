@@ -77,6 +77,7 @@ size_t RegistrationCache::remove_mapping(int fd, uint64_t va)
 	if (!v)
 		return 0;
 	dropped = std::move(*v);
+	bump();
 	l.unlock();
 	return 1;
 }
@@ -88,19 +89,23 @@ size_t RegistrationCache::remove_handle(int fd, uint64_t handle)
 	auto it = by_fd_.find(fd);
 	if (it == by_fd_.end())
 		return 0;
-	return it->second.erase_if([&](std::shared_ptr<Region> &r) {
+	size_t n = it->second.erase_if([&](std::shared_ptr<Region> &r) {
 		const auto &d = r->desc();
 		if (d.kind != MappingKind::Device || d.handle != handle)
 			return false;
 		dropped.push_back(r);
 		return true;
 	});
+	if (n)
+		bump();
+	return n;
 }
 
 size_t RegistrationCache::remove_fd(int fd)
 {
 	IntervalMap<std::shared_ptr<Region>> dropped;
 	std::unique_lock<std::shared_mutex> l(mu_);
+	bump();  // the fd itself may be reused for another device
 	auto it = by_fd_.find(fd);
 	if (it == by_fd_.end())
 		return 0;
@@ -112,6 +117,7 @@ size_t RegistrationCache::remove_fd(int fd)
 
 void RegistrationCache::reset_after_fork()
 {
+	bump();
 	for (auto &kv : by_fd_)
 		kv.second.for_each([](uint64_t, uint64_t,
 				      std::shared_ptr<Region> &r) {

@@ -108,8 +108,14 @@ public:
 	// child: it must be made afresh there rather than unlocked.
 	void fork_reinit_child() { new (&mu_) std::shared_mutex(); }
 	size_t size() const;
+	// Changes whenever a mapping goes away: a copy of what resolve()
+	// returned, kept outside the cache, is valid while this is unchanged.
+	uint64_t generation() const { return gen_.load(std::memory_order_acquire); }
 
 private:
+	void bump() { gen_.fetch_add(1, std::memory_order_acq_rel); }
+
+	std::atomic<uint64_t> gen_{1};
 	Registrar register_;
 	Region::Deregister deregister_;
 	mutable std::shared_mutex mu_;
