@@ -348,9 +348,15 @@ void print_table(const Side &a, int b_index, const std::string &b_bus,
 	printf("\n");
 	printf("ratio = channel bandwidth / staged DMA bandwidth (above 1: the channel\n");
 	printf("is faster).  Every byte was checked in B after both paths, and in A\n");
-	printf("after B copied its own buffer back through its channel.  The devices\n");
-	printf("are emulated and this VM may run without hardware acceleration, so\n");
-	printf("the absolute MB/s say little; the ratio is the point.\n");
+	printf("after B copied its own buffer back through its channel.\n");
+	printf("\n");
+	printf("Reading the numbers: the devices are emulated and both paths copy with\n");
+	printf("the CPU, so the MB/s are not Gaudi numbers.  Small sizes show the cost\n");
+	printf("per transfer: one call for the channel, two command submissions and a\n");
+	printf("hand-over between the processes for the staged path.  At large sizes\n");
+	printf("the copy routine dominates, and under QEMU without KVM different\n");
+	printf("kernel copy routines run at very different speeds, so either path may\n");
+	printf("win there (see Documentation/libhlthunk.md, \"The demo\").\n");
 }
 
 void usage(FILE *f)
