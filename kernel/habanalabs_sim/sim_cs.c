@@ -204,6 +204,8 @@ static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 			op->src = s->bo;
 			sim_bo_get(d->bo);
 			op->dst = d->bo;
+			if (!(j % 1024))
+				cond_resched();
 		}
 	}
 	return 0;

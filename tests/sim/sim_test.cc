@@ -953,7 +953,7 @@ TEST_F(Sim, WaitCs)
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
 
 	// Slow the engine: a poll and a short wait see BUSY.
-	set_cs_delay_ms(1500);
+	set_cs_delay_ms(3000);
 	ASSERT_EQ(d.cs_one(cb, w.size() * 4, &seq), 0);
 	EXPECT_EQ(stats()["command_submissions"], 1);
 	EXPECT_EQ(d.wait(seq, 0, &st), 0);
@@ -1072,14 +1072,18 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 	struct sigaction sa{}, old{};
 	sa.sa_handler = on_sigusr1;
 	ASSERT_EQ(sigaction(SIGUSR1, &sa, &old), 0);
-	int wait_rc = 1;
+	std::atomic<int> wait_rc{1};
 	uint32_t st;
 	std::thread t([&] { wait_rc = d.wait(first, 30ull * 1000 * 1000, &st); });
-	usleep(300 * 1000);
-	pthread_kill(t.native_handle(), SIGUSR1);
+	// Signal until the wait returns: a signal that arrives before the
+	// thread is inside the ioctl only runs the handler.
+	while (wait_rc == 1) {
+		pthread_kill(t.native_handle(), SIGUSR1);
+		usleep(100 * 1000);
+	}
 	t.join();
 	sigaction(SIGUSR1, &old, nullptr);
-	EXPECT_EQ(wait_rc, -EINTR);
+	EXPECT_EQ(wait_rc.load(), -EINTR);
 
 	// Closing the device aborts all 256 at once (not 256 minutes).
 	EXPECT_EQ(d.cb_destroy(cb), 0);
@@ -1106,7 +1110,8 @@ TEST_F(Sim, UnmapDuringInflightCsIsSafe)
 	put_lin_dma(w, hva, a.va, 4 * kPage);
 	uint64_t cb, seq;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
-	set_cs_delay_ms(500);
+	// Long enough for the steps below even on a loaded host.
+	set_cs_delay_ms(3000);
 	ASSERT_EQ(d.cs_one(cb, w.size() * 4, &seq), 0);
 	// Pull everything away under the CS: it holds its own references.
 	EXPECT_EQ(d.cb_destroy(cb), 0);
@@ -1293,7 +1298,8 @@ TEST_F(Sim, KillDuringLargeCopy)
 	close(sv[1]);
 	char c;
 	ASSERT_EQ(read(sv[0], &c, 1), 1) << "child failed";
-	EXPECT_GE(stats()["command_submissions"], 1);
+	// Whether the copies are still running now depends on the speed of
+	// the guest: both outcomes must release everything.
 	ASSERT_EQ(kill(pid, SIGKILL), 0);
 	int status;
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
