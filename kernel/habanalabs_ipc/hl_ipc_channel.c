@@ -323,6 +323,12 @@ int hl_ipc_channel_destroy(struct hl_ipc_ctx *ctx, u32 id)
 {
 	struct hl_ipc_channel *ch;
 
+	/*
+	 * Never erase index 0: in an ALLOC1 xarray that would mark it free
+	 * and the next channel would get id 0.
+	 */
+	if (!id)
+		return -ENOENT;
 	mutex_lock(&ctx->lock);
 	ch = xa_erase(&ctx->channels, id);
 	if (ch)

@@ -664,6 +664,11 @@ TEST_F(Api, BadChannel)
 	EXPECT_EQ(xioctl(ctx, HL_IPC_IOCTL_CHANNEL_DESTROY, &d), -EINVAL);
 	EXPECT_EQ(chan_destroy(ctx, ch + 1000), -ENOENT);
 	EXPECT_EQ(chan_destroy(ctx, 0), -ENOENT);
+	// ...and destroying id 0 must not make 0 a valid id later.
+	uint32_t fresh;
+	ASSERT_EQ(chan_create(ctx, &fresh), 0);
+	EXPECT_NE(fresh, 0u);
+	EXPECT_EQ(chan_destroy(ctx, fresh), 0);
 	// Another context's channel id means nothing here.
 	int other = open_ipc();
 	EXPECT_EQ(chan_destroy(other, ch), -ENOENT);
@@ -771,6 +776,50 @@ TEST_F(Api, DestroyWithCopiesInFlight)
 	t.join();
 	EXPECT_TRUE(r == -ECANCELED || r == 0 || r == -ENOENT) << r;
 	EXPECT_TRUE(live_counters_are(1, 2, 0, 0));
+}
+
+// Global counters in sysfs and per-channel counters in debugfs move.
+TEST_F(Api, Counters)
+{
+	Buffer a, b;
+	ASSERT_EQ(alloc(Kind::User, 65536, &a), 0);
+	ASSERT_EQ(alloc(Kind::User, 65536, &b), 0);
+	ASSERT_EQ(reg(ctx, &a), 0);
+	ASSERT_EQ(reg(ctx, &b), 0);
+	long copies = stat("copies"), bytes = stat("bytes"), errors = stat("errors");
+	EXPECT_EQ(stat("contexts"), 1);
+	EXPECT_EQ(stat("regions"), 2);
+	EXPECT_EQ(stat("channels"), 1);
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(copy(ctx, ch, a.cookie, 0, b.cookie, 0, 1000), 0);
+	EXPECT_EQ(stat("copies"), copies + 10);
+	EXPECT_EQ(stat("bytes"), bytes + 10000);
+	EXPECT_EQ(stat("errors"), errors);
+	std::ifstream f("/sys/kernel/debug/hl_ipc/channels");
+	if (!f)
+		GTEST_SKIP() << "debugfs not mounted";
+	std::string line;
+	bool found = false;
+	while (std::getline(f, line)) {
+		if (line.empty() || line[0] == '#')
+			continue;
+		unsigned id;
+		int tgid;
+		char src[32], dst[32];
+		unsigned long long next, done, pending, c, by, err;
+		int busy;
+		if (sscanf(line.c_str(), "%u %d %31s %31s %llu %llu %llu %d %llu %llu %llu", &id,
+			   &tgid, src, dst, &next, &done, &pending, &busy, &c, &by, &err) == 11 &&
+		    id == ch && tgid == getpid()) {
+			found = true;
+			EXPECT_EQ(c, 10u);
+			EXPECT_EQ(by, 10000u);
+			EXPECT_EQ(next, 10u);
+			EXPECT_EQ(done, 10u);
+			EXPECT_EQ(std::string(src), "0:0:0");
+		}
+	}
+	EXPECT_TRUE(found);
 }
 
 // An exporter that gives no CPU access (no vmap) is refused clearly.

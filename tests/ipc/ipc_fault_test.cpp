@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -267,6 +268,7 @@ TEST_F(Fault, Fuzz)
 		HL_IPC_IOCTL_REGION_QUERY, HL_IPC_IOCTL_CHANNEL_CREATE, HL_IPC_IOCTL_CHANNEL_DESTROY,
 		HL_IPC_IOCTL_COPY, HL_IPC_IOCTL_COPY_BATCH, HL_IPC_IOCTL_WAIT, HL_IPC_IOCTL_NOP,
 	};
+	std::map<std::pair<unsigned, int>, int> outcomes;
 	alignas(8) uint8_t arg[512];
 	std::vector<hl_ipc_copy_desc> descs(8);
 	auto pick64 = [&]() -> uint64_t {
@@ -290,6 +292,12 @@ TEST_F(Fault, Fuzz)
 		case 4: return static_cast<uint32_t>(p[rng() % 2]);
 		default: return static_cast<uint32_t>(rng());
 		}
+	};
+	auto live_cookie = [&]() -> uint64_t {
+		return cookies.empty() ? rng() : cookies[rng() % cookies.size()];
+	};
+	auto live_chan = [&]() -> uint32_t {
+		return chans.empty() || rng() % 10 == 0 ? pick32() : chans[rng() % chans.size()];
 	};
 	for (int it = 0; it < iters; it++) {
 		unsigned long cmd = cmds[rng() % (sizeof(cmds) / sizeof(cmds[0]))];
@@ -333,8 +341,14 @@ TEST_F(Fault, Fuzz)
 		case 0x06: {
 			auto *c = reinterpret_cast<hl_ipc_copy *>(arg);
 			if (!wild) {
-				c->channel_id = pick32();
+				c->channel_id = live_chan();
 				c->flags &= 1;
+				if (rng() % 4) {
+					c->src_cookie = live_cookie();
+					c->dst_cookie = live_cookie();
+					c->src_offset = rng() % 3 ? rng() % 65536 : pick64();
+					c->dst_offset = rng() % 3 ? rng() % 65536 : pick64();
+				}
 				c->length = rng() % 3 ? 1 + rng() % 70000 : pick64();
 				memset(c->reserved, 0, sizeof(c->reserved));
 			}
@@ -344,15 +358,15 @@ TEST_F(Fault, Fuzz)
 			auto *bt = reinterpret_cast<hl_ipc_copy_batch *>(arg);
 			for (auto &d : descs) {
 				d = {};
-				d.src_cookie = pick64();
-				d.dst_cookie = pick64();
+				d.src_cookie = rng() % 5 ? live_cookie() : pick64();
+				d.dst_cookie = rng() % 5 ? live_cookie() : pick64();
 				d.src_offset = rng() % 3 ? rng() % 4096 : pick64();
 				d.dst_offset = rng() % 3 ? rng() % 4096 : pick64();
 				d.length = rng() % 3 ? 1 + rng() % 8192 : pick64();
 				d.flags = rng() % 10 == 0;
 			}
 			if (!wild) {
-				bt->channel_id = pick32();
+				bt->channel_id = live_chan();
 				bt->flags &= 1;
 				bt->descs = reinterpret_cast<uintptr_t>(descs.data());
 				bt->count = 1 + rng() % 8;
@@ -364,6 +378,8 @@ TEST_F(Fault, Fuzz)
 		case 0x08: {
 			auto *w = reinterpret_cast<hl_ipc_wait *>(arg);
 			if (!wild) {
+				w->channel_id = live_chan();
+				w->seq = rng() % 64;
 				w->flags = 0;
 				w->pad = 0;
 				w->timeout_ns = rng() % 2 ? 0 : 1000000;
@@ -380,11 +396,15 @@ TEST_F(Fault, Fuzz)
 		case 2: ptr = reinterpret_cast<void *>(8); break;
 		}
 		int ret = xioctl(fd, cmd, ptr);
+		outcomes[{_IOC_NR(cmd), ret}]++;
 		if (!ret && fd == ctx && ptr == arg) {
 			if (cmd == HL_IPC_IOCTL_REGION_REGISTER)
 				cookies.push_back(reinterpret_cast<hl_ipc_region_register *>(arg)->cookie);
-			if (cmd == HL_IPC_IOCTL_CHANNEL_CREATE)
+			if (cmd == HL_IPC_IOCTL_CHANNEL_CREATE) {
 				chans.push_back(reinterpret_cast<hl_ipc_channel_create *>(arg)->channel_id);
+				// Channel ids start at 1, whatever was destroyed before.
+				EXPECT_NE(chans.back(), 0u) << "iteration " << it;
+			}
 		}
 		// Keep the live sets bounded so the limits are hit only sometimes.
 		if (cookies.size() > 64) {
@@ -400,6 +420,10 @@ TEST_F(Fault, Fuzz)
 	close(other);
 	close(p[0]);
 	close(p[1]);
+	// What the run reached: ioctl nr -> errno -> count.
+	for (auto &[k, n] : outcomes)
+		fprintf(stderr, "fuzz: nr %#x -> %s: %d\n", k.first,
+			k.second ? strerror(-k.second) : "ok", n);
 }
 
 }  // namespace
