@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs libhlthunk from a build tree into a scratch prefix and builds
+# programs against it three ways: pkg-config, the CMake package (shared),
+# the CMake package (static).  Checks the soname and the symbol versions.
+#   install_test.sh BUILD_DIR SOURCE_DIR [EXTRA_FLAGS]
+# EXTRA_FLAGS: compiler and linker flags the library was built with that
+# its users need too (the sanitizer runtime of a sanitizer build).
+set -euo pipefail
+build=$1
+src=$2
+extra=${3:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build/libhlthunk" --prefix "$prefix" >/dev/null
+lib=$(find "$prefix" -name 'libhlthunk.so.1' | head -n1)
+[ -n "$lib" ] || { echo "install_test: libhlthunk.so.1 not installed"; exit 1; }
+libdir=$(dirname "$lib")
+[ -f "$libdir/libhlthunk.a" ] || { echo "install_test: no static library"; exit 1; }
+[ -f "$prefix/include/hlthunk.h" ] || { echo "install_test: no header"; exit 1; }
+
+soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ "$soname" = libhlthunk.so.1 ] || { echo "install_test: soname '$soname'"; exit 1; }
+# (Files rather than pipes into grep -q: with pipefail, an early exit of
+# grep would fail the pipeline.)
+objdump -T "$lib" >"$tmp/dynsym"
+for v in HLTHUNK_1.0 HLTHUNK_IPC_1.0; do
+	grep -q " $v " "$tmp/dynsym" ||
+		{ echo "install_test: version node $v missing"; exit 1; }
+done
+grep -q 'HLTHUNK_1.0 *hlthunk_open$' "$tmp/dynsym" ||
+	{ echo "install_test: hlthunk_open not in HLTHUNK_1.0"; exit 1; }
+grep -q 'HLTHUNK_IPC_1.0 *hlthunk_ipc_channel_copy$' "$tmp/dynsym" ||
+	{ echo "install_test: hlthunk_ipc_channel_copy not in HLTHUNK_IPC_1.0"; exit 1; }
+# Nothing but the public calls is exported.
+if awk '$2 == "g" && $4 == ".text" {print $NF}' "$tmp/dynsym" |
+	grep -v '^hlthunk_'; then
+	echo "install_test: symbols other than hlthunk_* exported"; exit 1
+fi
+
+# pkg-config
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+# shellcheck disable=SC2086 # flags are words
+cc -std=c11 -Wall -Werror $extra "$src/tests/lib/install/consumer.c" \
+	$(pkg-config --cflags --libs libhlthunk) -o "$tmp/consumer_pc"
+LD_LIBRARY_PATH=$libdir "$tmp/consumer_pc"
+readelf -d "$tmp/consumer_pc" >"$tmp/dyn"
+grep -q 'NEEDED.*libhlthunk.so.1' "$tmp/dyn" ||
+	{ echo "install_test: consumer does not need libhlthunk.so.1"; exit 1; }
+
+# CMake package, shared and static
+cmake -S "$src/tests/lib/install" -B "$tmp/consumer" \
+	-DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_FLAGS="$extra" \
+	-DCMAKE_CXX_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+LD_LIBRARY_PATH=$libdir "$tmp/consumer/consumer_shared"
+"$tmp/consumer/consumer_static"
+readelf -d "$tmp/consumer/consumer_static" >"$tmp/dyn"
+if grep -q 'NEEDED.*libhlthunk' "$tmp/dyn"; then
+	echo "install_test: static consumer needs the shared library"; exit 1
+fi
+echo "install_test: ok"
