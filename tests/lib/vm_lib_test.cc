@@ -406,9 +406,22 @@ TEST_F(Lib, HostAndDmabufRegistration)
 	close(dmabuf);
 	EXPECT_EQ(hlthunk_ipc_register_dmabuf(dmabuf, d1, HLTHUNK_IPC_ACCESS_READ, &bc, nullptr),
 		  -EBADF);
-	// Host -> device 1 on a channel from the host.
-	struct hlthunk_ipc_info info;
-	ASSERT_EQ(hlthunk_ipc_query(&info), 0);
+	// Registered host memory and a registered dma-buf as copy ends.
+	uint32_t ch;
+	ASSERT_EQ(hlthunk_ipc_channel_create(d0, d1, &ch), 0);
+	struct hlthunk_ipc_copy c = {ch, 0, hc, 0, dc, 4096, 8192};
+	ASSERT_EQ(hlthunk_ipc_copy(&c), 0) << hlthunk_ipc_last_error();
+	EXPECT_EQ(memcmp(b.cpu() + 4096, host.bytes(), 8192), 0);
+	// Host memory mapped for device 0 is addressable on the channel too.
+	uint64_t host_va = hlthunk_host_memory_map(d0, host.get(), 0, kSize);
+	ASSERT_NE(host_va, 0u);
+	memset(b.cpu(), 0, kSize);
+	ASSERT_EQ(hlthunk_ipc_channel_copy(ch, d0, d1, ptr(b.va()), ptr(host_va + 100), 5000), 0)
+		<< hlthunk_ipc_last_error();
+	EXPECT_EQ(memcmp(b.cpu(), host.bytes() + 100, 5000), 0);
+	EXPECT_EQ(hlthunk_memory_unmap(d0, host_va), 0);
+	EXPECT_EQ(hlthunk_ipc_channel_copy(ch, d0, d1, ptr(b.va()), ptr(host_va), 8), -EFAULT);
+	EXPECT_EQ(hlthunk_ipc_channel_destroy(ch), 0);
 	EXPECT_EQ(hlthunk_ipc_deregister(hc), 0);
 	EXPECT_EQ(hlthunk_ipc_deregister(hc), -ENOENT);
 	EXPECT_EQ(hlthunk_ipc_deregister(dc), 0);
