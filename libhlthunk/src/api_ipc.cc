@@ -30,6 +30,15 @@ constexpr uint32_t kAccessAll = HLTHUNK_IPC_ACCESS_READ |
 				HLTHUNK_IPC_ACCESS_WRITE |
 				HLTHUNK_IPC_ACCESS_ANY_USER;
 
+// Opens /dev/hl_ipc if needed.  On failure the thread's last error already
+// says why (module not loaded, permissions), and callers must not replace
+// it with their own context.
+int ensure_ipc()
+{
+	auto fd = LibState::get().ipc_fd();
+	return fd ? 0 : fd.error();
+}
+
 // Runs f(ipc_fd) and reports a failure of f as `what` in context op.
 template <typename F>
 int with_ipc(Op op, const char *what, F f)
@@ -118,6 +127,8 @@ extern "C" hlthunk_public int hlthunk_ipc_register_device_memory(
 {
 	if (!cookie)
 		return c_return(-EINVAL);
+	if (int rc = ensure_ipc())
+		return c_return(rc);
 	auto r = LibState::get().regs().resolve(fd, addr, 1);
 	if (!r)
 		return c_fail(Op::Register, "registering device memory", r.error());
@@ -176,6 +187,8 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_create(int src_fd, int dst_fd,
 {
 	if (!channel_id)
 		return c_return(-EINVAL);
+	if (int rc = ensure_ipc())
+		return c_return(rc);
 	auto &st = LibState::get();
 	auto src = st.device_of(src_fd);
 	if (!src)
@@ -271,6 +284,8 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
 			       fast.find(src_fd, s, length, &sc, &so) &&
 			       fast.find(dst_fd, d, length, &dc, &dof)),
 			     0)) {
+		if (int rc = ensure_ipc())
+			return c_return(rc);
 		int rc = prepare_copy(channel_id, src_fd, dst_fd, d, s, length,
 				      &sc, &so, &dc, &dof);
 		if (rc)
