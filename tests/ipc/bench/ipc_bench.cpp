@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -109,8 +110,9 @@ template <typename F> double time_op(F op)
 
 struct Peer {
 	pid_t pid = -1;
-	uint8_t *addr = nullptr;  // in the peer
-	uint64_t cookie = 0;      // the peer's registered buffer
+	uint8_t *addr = nullptr;   // the peer's registered buffer
+	uint8_t *plain = nullptr;  // a peer buffer that is not registered
+	uint64_t cookie = 0;       // cookie of addr
 };
 
 // The peer maps and registers a buffer, reports it, and waits.
@@ -126,8 +128,10 @@ Peer start_peer(size_t size, int *ctl)
 		if (ctx < 0)
 			die("open peer", errno);
 		uint8_t *buf = map(size);
+		uint8_t *plain = map(size);
 		uint64_t c = reg_user(ctx, buf, size);
 		if (write(up[1], &buf, sizeof(buf)) != sizeof(buf) ||
+		    write(up[1], &plain, sizeof(plain)) != sizeof(plain) ||
 		    write(up[1], &c, sizeof(c)) != sizeof(c))
 			_exit(1);
 		char x;
@@ -136,6 +140,7 @@ Peer start_peer(size_t size, int *ctl)
 		_exit(0);
 	}
 	if (read(up[0], &p.addr, sizeof(p.addr)) != sizeof(p.addr) ||
+	    read(up[0], &p.plain, sizeof(p.plain)) != sizeof(p.plain) ||
 	    read(up[0], &p.cookie, sizeof(p.cookie)) != sizeof(p.cookie))
 		die("peer", EIO);
 	close(up[0]);
@@ -255,7 +260,8 @@ int main(int argc, char **argv)
 			if (ioctl(ctx, HL_IPC_IOCTL_COPY, &c))
 				die("copy", errno);
 		});
-		iovec l{src, sz}, rv{peer.addr, sz};
+		// Into ordinary (unregistered) memory, as UCX's cma would.
+		iovec l{dst, sz}, rv{peer.plain, sz};
 		r.pvw = time_op([&] {
 			if (process_vm_writev(peer.pid, &l, 1, &rv, 1, 0) != (ssize_t)sz)
 				die("process_vm_writev", errno);
@@ -284,15 +290,46 @@ int main(int argc, char **argv)
 		if (ioctl(ctx, HL_IPC_IOCTL_COPY, &c))
 			die("copy", errno);
 	};
-	double t1 = time_op([&] {
-		one_chan(ch, src_cookie, peer.cookie, 0);
-		one_chan(ch, src_cookie, peer.cookie, ssz / 2);
-	});
-	double t2 = time_op([&] {
-		std::thread th([&] { one_chan(ch2, src_cookie, dst_cookie, ssz / 2); });
-		one_chan(ch, src_cookie, peer.cookie, 0);
-		th.join();
-	});
+	// Each of n threads loops k operations on its own half; the thread
+	// start is outside the timed part.  Returns aggregate bytes/s.
+	auto scale = [&](int n, long k, auto op) -> double {
+		std::atomic<int> ready{0};
+		std::atomic<bool> go{false};
+		std::vector<std::thread> th;
+		for (int t = 0; t < n; t++)
+			th.emplace_back([&, t] {
+				ready++;
+				while (!go.load())
+					;
+				for (long i = 0; i < k; i++)
+					op(t);
+			});
+		while (ready.load() < n)
+			std::this_thread::yield();
+		auto t0 = clk::now();
+		go = true;
+		for (auto &x : th)
+			x.join();
+		double el = std::chrono::duration<double>(clk::now() - t0).count();
+		return n * k * (ssz / 2) / el;
+	};
+	auto chan_op = [&](int t) {
+		one_chan(t ? ch2 : ch, src_cookie, t ? dst_cookie : peer.cookie, t ? ssz / 2 : 0);
+	};
+	auto mem_op = [&](int t) {
+		memcpy(dst + t * (ssz / 2), src + t * (ssz / 2), ssz / 2);
+		asm volatile("" : : "r"(dst) : "memory");
+	};
+	// Enough operations for about min_time on one thread; best of three.
+	long kc = std::max(4.0, min_time / (time_op([&] { chan_op(0); })));
+	long km = std::max(4.0, min_time / (time_op([&] { mem_op(0); })));
+	double t1 = 0, t2 = 0, m1 = 0, m2 = 0;
+	for (int r = 0; r < 3; r++) {
+		t1 = std::max(t1, scale(1, kc, chan_op));
+		t2 = std::max(t2, scale(2, kc, chan_op));
+		m1 = std::max(m1, scale(1, km, mem_op));
+		m2 = std::max(m2, scale(2, km, mem_op));
+	}
 	stop_peer(peer, ctl);
 
 	// Table.
@@ -310,7 +347,9 @@ int main(int argc, char **argv)
 		       ceilb > 0 ? std::to_string(cb / ceilb).substr(0, 5).c_str() : "-");
 	}
 	printf("scaling (%s per channel op): 1 channel %.3f GB/s, 2 channels %.3f GB/s, x%.2f\n",
-	       human(ssz / 2).c_str(), bw(ssz, t1), bw(ssz, t2), t1 / t2);
+	       human(ssz / 2).c_str(), t1 / 1e9, t2 / 1e9, t2 / t1);
+	printf("scaling of userspace memcpy, same split: 1 thread %.3f GB/s, 2 threads %.3f GB/s, x%.2f\n",
+	       m1 / 1e9, m2 / 1e9, m2 / m1);
 
 	if (!json_path.empty()) {
 		FILE *f = fopen(json_path.c_str(), "w");
@@ -318,9 +357,12 @@ int main(int argc, char **argv)
 			die("json", errno);
 		fprintf(f, "{\n  \"null_ioctl_us\": %.4f,\n  \"chunk_size\": %u,\n", nop * 1e6,
 			inf.chunk_size);
-		fprintf(f, "  \"scaling\": {\"bytes\": %zu, \"one_channel_gbps\": %.4f, "
+		fprintf(f, "  \"scaling\": {\"bytes_per_op\": %zu, \"one_channel_gbps\": %.4f, "
 			   "\"two_channels_gbps\": %.4f, \"ratio\": %.4f},\n",
-			ssz, bw(ssz, t1), bw(ssz, t2), t1 / t2);
+			ssz / 2, t1 / 1e9, t2 / 1e9, t2 / t1);
+		fprintf(f, "  \"memcpy_scaling\": {\"one_thread_gbps\": %.4f, "
+			   "\"two_threads_gbps\": %.4f, \"ratio\": %.4f},\n",
+			m1 / 1e9, m2 / 1e9, m2 / m1);
 		fprintf(f, "  \"rows\": [\n");
 		for (size_t i = 0; i < rows.size(); i++) {
 			auto &r = rows[i];

@@ -5,14 +5,15 @@
 # usage: tests/ipc/bench/run-bench.sh [BUILD_DIR [OUT_DIR]] [-- ipc_bench args]
 #   BUILD_DIR  a configured and built tree (ipc_bench, kmod/<kver>); default build
 #   OUT_DIR    where bench-<series>.{txt,json} go; default BUILD_DIR/bench
-# The QEMU CPU model is fixed (HL_BENCH_CPU, default max) and recorded.
+# The QEMU CPU model is fixed (HL_BENCH_CPU, default qemu64, QEMU's own
+# default under TCG) and recorded with the results.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 BUILD=$(realpath "${1:-$TOP/build}")
 OUT=$(realpath -m "${2:-$BUILD/bench}")
 shift $(( $# > 2 ? 2 : $# )) || true
 [ "${1:-}" = -- ] && shift
-CPU=${HL_BENCH_CPU:-max}
+CPU=${HL_BENCH_CPU:-qemu64}
 mkdir -p "$OUT"
 cd "$BUILD"
 "$TOP/tools/vm/kernels.sh" | while read -r series kver; do
