@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 
 namespace hlthunk {
 
@@ -21,6 +22,11 @@ struct UdevDeleter {
 };
 template <typename T>
 using UdevPtr = std::unique_ptr<T, UdevDeleter>;
+
+// libudev initialises process-wide state lazily without locking (seen by
+// ThreadSanitizer in udev_new): all use of it goes through this lock.
+// Discovery is rare and never on a copy path.
+std::mutex udev_mu;
 
 // accel nodes belong to any accelerator driver: keep habanalabs' only.
 bool is_habanalabs_accel(udev_device *d)
@@ -73,6 +79,7 @@ Result<std::vector<DeviceNode>> discover_nodes()
 	auto filter = parse_kind_filter(getenv("HLTHUNK_DEVICE_KIND"));
 	if (!filter)
 		return Err{-EINVAL};
+	std::lock_guard<std::mutex> l(udev_mu);
 
 	UdevPtr<udev> u(udev_new());
 	if (!u)
@@ -123,6 +130,7 @@ Result<DeviceNode> node_of_fd(int fd)
 		return errno_err();
 	if (!S_ISCHR(st.st_mode))
 		return Err{-ENOTTY};
+	std::lock_guard<std::mutex> l(udev_mu);
 	UdevPtr<udev> u(udev_new());
 	if (!u)
 		return Err{-ENOMEM};

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <new>
 
 #include "c_return.h"
 #include "dev_discovery.h"
@@ -122,7 +121,7 @@ Result<int> LibState::ipc_fd()
 Result<DeviceKey> LibState::device_of(int fd)
 {
 	{
-		std::shared_lock<std::shared_mutex> l(fd_mu_);
+		std::lock_guard<std::mutex> l(fd_mu_);
 		auto it = fd_keys_.find(fd);
 		if (it != fd_keys_.end())
 			return it->second;
@@ -131,20 +130,20 @@ Result<DeviceKey> LibState::device_of(int fd)
 	if (!n)
 		return Err{n.error()};
 	DeviceKey k{static_cast<int>(n->name.kind()), n->name.index};
-	std::unique_lock<std::shared_mutex> l(fd_mu_);
+	std::lock_guard<std::mutex> l(fd_mu_);
 	fd_keys_[fd] = k;
 	return k;
 }
 
 void LibState::note_alloc(int fd, uint64_t handle, uint64_t size)
 {
-	std::unique_lock<std::shared_mutex> l(fd_mu_);
+	std::lock_guard<std::mutex> l(fd_mu_);
 	allocs_[{fd, handle}] = size;
 }
 
 std::optional<uint64_t> LibState::alloc_size(int fd, uint64_t handle)
 {
-	std::shared_lock<std::shared_mutex> l(fd_mu_);
+	std::lock_guard<std::mutex> l(fd_mu_);
 	auto it = allocs_.find({fd, handle});
 	if (it == allocs_.end())
 		return std::nullopt;
@@ -153,14 +152,14 @@ std::optional<uint64_t> LibState::alloc_size(int fd, uint64_t handle)
 
 void LibState::forget_alloc(int fd, uint64_t handle)
 {
-	std::unique_lock<std::shared_mutex> l(fd_mu_);
+	std::lock_guard<std::mutex> l(fd_mu_);
 	allocs_.erase({fd, handle});
 }
 
 void LibState::forget_fd(int fd)
 {
 	regs_.remove_fd(fd);
-	std::unique_lock<std::shared_mutex> l(fd_mu_);
+	std::lock_guard<std::mutex> l(fd_mu_);
 	fd_keys_.erase(fd);
 	for (auto it = allocs_.lower_bound({fd, 0});
 	     it != allocs_.end() && it->first.first == fd;)
@@ -181,31 +180,31 @@ uint64_t LibState::reserve_import_va(uint64_t size)
 // another thread.
 void LibState::atfork_prepare()
 {
+	// In the order the library nests them: a channel is created, and a
+	// mapping registered, with /dev/hl_ipc possibly being opened inside.
 	auto &s = get();
-	s.ipc_mu_.lock();
 	s.channels_.fork_lock();
 	s.regs_.fork_lock();
 	s.fd_mu_.lock();
+	s.ipc_mu_.lock();
 }
 
 void LibState::atfork_parent()
 {
 	auto &s = get();
-	s.fd_mu_.unlock();
-	s.regs_.fork_unlock_parent();
-	s.channels_.fork_unlock();
 	s.ipc_mu_.unlock();
+	s.fd_mu_.unlock();
+	s.regs_.fork_unlock();
+	s.channels_.fork_unlock();
 }
 
 void LibState::atfork_child()
 {
 	auto &s = get();
-	// Held by the forking thread: std::mutex may be unlocked in the
-	// child, glibc's rwlocks (shared_mutex) must be made afresh.
-	new (&s.fd_mu_) std::shared_mutex();
-	s.regs_.fork_reinit_child();
-	s.channels_.fork_unlock();
 	s.ipc_mu_.unlock();
+	s.fd_mu_.unlock();
+	s.regs_.fork_unlock();
+	s.channels_.fork_unlock();
 	int fd = s.ipc_fd_.exchange(-1);
 	if (fd >= 0)
 		::close(fd);  // the parent's context lives on in the parent

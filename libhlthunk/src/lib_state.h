@@ -8,7 +8,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <utility>
 
 #include "channel_cache.h"
@@ -53,7 +52,7 @@ private:
 	std::mutex ipc_mu_;
 	std::atomic<int> ipc_fd_{-1};
 
-	std::shared_mutex fd_mu_;
+	std::mutex fd_mu_;  // plain: see RegistrationCache::mu_
 	std::map<int, DeviceKey> fd_keys_;
 	std::map<std::pair<int, uint64_t>, uint64_t> allocs_;
 

@@ -14,13 +14,13 @@ Region::~Region()
 Result<void> RegistrationCache::add(const MappingDesc &d)
 {
 	auto region = std::make_shared<Region>(d);
-	std::unique_lock<std::shared_mutex> l(mu_);
+	std::unique_lock<std::mutex> l(mu_);
 	return by_fd_[d.fd].insert(d.va, d.size, std::move(region));
 }
 
 Result<MappingDesc> RegistrationCache::lookup(int fd, uint64_t addr) const
 {
-	std::shared_lock<std::shared_mutex> l(mu_);
+	std::lock_guard<std::mutex> l(mu_);
 	auto it = by_fd_.find(fd);
 	if (it == by_fd_.end())
 		return Err{-EFAULT};
@@ -37,7 +37,7 @@ Result<Resolved> RegistrationCache::resolve(int fd, uint64_t addr,
 	std::shared_ptr<Region> region;
 	uint64_t offset;
 	{
-		std::shared_lock<std::shared_mutex> l(mu_);
+		std::lock_guard<std::mutex> l(mu_);
 		auto it = by_fd_.find(fd);
 		if (it == by_fd_.end())
 			return Err{-EFAULT};
@@ -69,7 +69,7 @@ Result<Resolved> RegistrationCache::resolve(int fd, uint64_t addr,
 size_t RegistrationCache::remove_mapping(int fd, uint64_t va)
 {
 	std::shared_ptr<Region> dropped;  // released after the lock
-	std::unique_lock<std::shared_mutex> l(mu_);
+	std::unique_lock<std::mutex> l(mu_);
 	auto it = by_fd_.find(fd);
 	if (it == by_fd_.end())
 		return 0;
@@ -85,7 +85,7 @@ size_t RegistrationCache::remove_mapping(int fd, uint64_t va)
 size_t RegistrationCache::remove_handle(int fd, uint64_t handle)
 {
 	std::vector<std::shared_ptr<Region>> dropped;
-	std::unique_lock<std::shared_mutex> l(mu_);
+	std::unique_lock<std::mutex> l(mu_);
 	auto it = by_fd_.find(fd);
 	if (it == by_fd_.end())
 		return 0;
@@ -104,7 +104,7 @@ size_t RegistrationCache::remove_handle(int fd, uint64_t handle)
 size_t RegistrationCache::remove_fd(int fd)
 {
 	IntervalMap<std::shared_ptr<Region>> dropped;
-	std::unique_lock<std::shared_mutex> l(mu_);
+	std::unique_lock<std::mutex> l(mu_);
 	bump();  // the fd itself may be reused for another device
 	auto it = by_fd_.find(fd);
 	if (it == by_fd_.end())
@@ -130,7 +130,7 @@ void RegistrationCache::reset_after_fork()
 
 size_t RegistrationCache::size() const
 {
-	std::shared_lock<std::shared_mutex> l(mu_);
+	std::lock_guard<std::mutex> l(mu_);
 	size_t n = 0;
 	for (auto &kv : by_fd_)
 		n += kv.second.size();

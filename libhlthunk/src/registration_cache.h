@@ -16,8 +16,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <new>
-#include <shared_mutex>
 
 #include "interval_map.h"
 #include "result.h"
@@ -103,10 +101,7 @@ public:
 	void reset_after_fork();
 	// Held across fork() so the child never inherits a held lock.
 	void fork_lock() { mu_.lock(); }
-	void fork_unlock_parent() { mu_.unlock(); }
-	// glibc's rwlock knows its writer by thread id, which differs in the
-	// child: it must be made afresh there rather than unlocked.
-	void fork_reinit_child() { new (&mu_) std::shared_mutex(); }
+	void fork_unlock() { mu_.unlock(); }
 	size_t size() const;
 	// Changes whenever a mapping goes away: a copy of what resolve()
 	// returned, kept outside the cache, is valid while this is unchanged.
@@ -118,7 +113,10 @@ private:
 	std::atomic<uint64_t> gen_{1};
 	Registrar register_;
 	Region::Deregister deregister_;
-	mutable std::shared_mutex mu_;
+	// A plain mutex, not a reader-writer lock: copies take the lock-free
+	// per-thread path, and glibc's rwlocks cannot be released in a child
+	// after fork (they know their writer by thread id).
+	mutable std::mutex mu_;
 	std::map<int, IntervalMap<std::shared_ptr<Region>>> by_fd_;
 };
 
