@@ -715,6 +715,31 @@ TEST_F(Api, RegionLimit)
 	write_param("max_regions", old);
 }
 
+// The chunk size only changes where the engine reschedules, not results.
+TEST_F(Api, SmallChunks)
+{
+	std::string old = read_param("chunk_size");
+	write_param("chunk_size", "100");  // clamped to a page
+	hl_ipc_info inf;
+	ASSERT_EQ(info(ctx, &inf), 0);
+	EXPECT_EQ(inf.chunk_size, (uint32_t)sysconf(_SC_PAGESIZE));
+	constexpr size_t SZ = (1 << 20) + 333;
+	Buffer a, b;
+	ASSERT_EQ(alloc(Kind::User, SZ + 8192, &a), 0);
+	ASSERT_EQ(alloc(Kind::User, SZ + 8192, &b), 0);
+	fill(a.ptr, a.size, 51);
+	ASSERT_EQ(reg(ctx, &a), 0);
+	ASSERT_EQ(reg(ctx, &b), 0);
+	ASSERT_EQ(copy(ctx, ch, a.cookie, 5, b.cookie, 4099, SZ), 0);
+	EXPECT_EQ(memcmp(b.ptr + 4099, a.ptr + 5, SZ), 0);
+	// Overlapping, backwards, in page-sized chunks.
+	std::vector<uint8_t> ref(a.ptr, a.ptr + a.size);
+	ASSERT_EQ(copy(ctx, ch, a.cookie, 0, a.cookie, 5000, SZ), 0);
+	memmove(ref.data() + 5000, ref.data(), SZ);
+	EXPECT_EQ(memcmp(ref.data(), a.ptr, a.size), 0);
+	write_param("chunk_size", old);
+}
+
 TEST_F(Api, BadCopy)
 {
 	Buffer a, b;
