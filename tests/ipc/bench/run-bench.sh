@@ -25,3 +25,6 @@ cd "$BUILD"
 		</dev/null | tee "$OUT/bench-$series.txt"
 	echo "kernel $kver qemu-cpu $CPU vcpus 2" >>"$OUT/bench-$series.txt"
 done
+if command -v gnuplot >/dev/null; then
+	"$TOP/tests/ipc/bench/plot-bench.sh" "$OUT/bench.svg" "$OUT"/bench-*.json
+fi
