@@ -34,7 +34,7 @@ fi
 
 PKGS=(
 	build-essential cmake pkg-config g++ git python3 bc
-	qemu-system-x86 busybox-static cpio kmod
+	qemu-system-x86 busybox-static cpio kmod xz-utils file openssl
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	dkms sparse
