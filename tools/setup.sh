@@ -1,48 +1,39 @@
 #!/usr/bin/env bash
 # Install everything this project needs on a Debian 12 machine. Idempotent:
 # a second run only checks that the packages are there.
+#
+# What each part needs is listed in tools/setup.d/packages/*.list; apt
+# sources the machine lacks (bookworm-backports, deb-src) are added from
+# the machine's own configured archive by tools/setup.d/apt-sources.sh.
 set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 say() { printf '[setup] %s\n' "$*"; }
+
+case ${1:-} in
+-h | --help)
+	cat <<'EOH'
+usage: tools/setup.sh
+Installs the Debian packages listed in tools/setup.d/packages/*.list with
+apt-get (as root), adding bookworm-backports and deb-src entries from this
+machine's own Debian archive when they are missing.  Safe to run again.
+EOH
+	exit 0
+	;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup.sh: run as root (it installs Debian packages with apt-get)" >&2
 	exit 1
 fi
 
-# Both kernels the project supports: Debian 12's 6.1 LTS and the 6.12 LTS
-# (bookworm-security or bookworm-backports carry linux-image-6.12-amd64).
-# deb-src lets the UCT bridge fetch the ucx source package for its headers.
-SRC=/etc/apt/sources.list.d/hlipc-bookworm-extra.sources
-if [ ! -f "$SRC" ]; then
-	say "adding bookworm-backports and deb-src entries to apt"
-	cat >"$SRC" <<'EOS'
-Types: deb deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm-backports
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+# Wait for another apt/dpkg run rather than failing on its lock.
+APT=(apt-get -q -o DPkg::Lock::Timeout=900)
 
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOS
-	rm -f /var/lib/hlipc-setup.stamp
-fi
+sources_changed=$(bash "$HERE/setup.d/apt-sources.sh")
+[ -z "$sources_changed" ] || rm -f /var/lib/hlipc-setup.stamp
 
-PKGS=(
-	build-essential cmake pkg-config g++ git python3 bc
-	qemu-system-x86 busybox-static cpio kmod xz-utils file openssl
-	linux-image-amd64 linux-headers-amd64
-	linux-image-6.12-amd64 linux-headers-6.12-amd64
-	dkms sparse
-	libdrm-dev libibverbs-dev libkmod-dev libudev-dev rdma-core
-	libucx-dev ucx-utils dpkg-dev
-	libgtest-dev libgmock-dev googletest libbenchmark-dev
-	gnuplot-nox
-)
+mapfile -t PKGS < <(sed 's/#.*//' "$HERE"/setup.d/packages/*.list | tr -s ' \t' '\n' | sed '/^$/d' | sort -u)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -50,11 +41,14 @@ for p in "${PKGS[@]}"; do
 		missing+=("$p")
 done
 
+if [ ${#missing[@]} -gt 0 ] || [ -n "$sources_changed" ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	"${APT[@]}" update
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	"${APT[@]}" install -y --no-install-recommends "${missing[@]}"
 else
 	say "all packages present"
 fi
