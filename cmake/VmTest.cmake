@@ -9,8 +9,14 @@
 #
 # Registers one CTest test per kernel, named vm-<series>.<name>, labelled
 # "vm" and "vm-<series>", that boots that kernel under tools/vm/run-vm and
-# runs the command inside the guest.  VM tests run one at a time: each
-# guest already uses both cores.
+# runs the command inside the guest.  A test that runs on 6.12 also runs on
+# the debug kernel (built from 6.12 sources) as vm-debug.<name>, labelled
+# "vm" and "vm-debug", with HL_DEBUG_TIMEOUT_FACTOR times the timeout.
+# VM tests run one at a time: each guest already uses both cores.
+
+# KASAN, lockdep and object tracking slow the guest down.
+set(HL_DEBUG_TIMEOUT_FACTOR 3 CACHE STRING "timeout multiplier for vm-debug tests")
+
 function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
@@ -26,7 +32,7 @@ function(hl_add_vm_test name)
   if(NOT A_KERNELS)
     set(A_KERNELS ${HL_KERNEL_SERIES})
   endif()
-  set(_args --quiet --timeout ${A_TIMEOUT})
+  set(_args --quiet)
   foreach(_m IN LISTS A_INSMOD)
     list(APPEND _args --insmod "${_m}")
   endforeach()
@@ -43,9 +49,20 @@ function(hl_add_vm_test name)
     add_test(NAME vm-${_series}.${name}
       COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/run-vm --kernel ${_kver}
               --kmod-dir ${CMAKE_BINARY_DIR}/kmod/${_kver} ${_args}
-              -- ${A_COMMAND}
+              --timeout ${A_TIMEOUT} -- ${A_COMMAND}
       WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(vm-${_series}.${name} PROPERTIES
       LABELS "vm;vm-${_series}" TIMEOUT ${_ctest_timeout} RUN_SERIAL TRUE)
   endforeach()
+  if(HL_DEBUG_KVER AND "6.12" IN_LIST A_KERNELS)
+    math(EXPR _dt "${A_TIMEOUT} * ${HL_DEBUG_TIMEOUT_FACTOR}")
+    math(EXPR _ctest_dt "${_dt} + 120")
+    add_test(NAME vm-debug.${name}
+      COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/run-vm --kernel debug
+              --kmod-dir ${CMAKE_BINARY_DIR}/kmod/${HL_DEBUG_KVER} ${_args}
+              --timeout ${_dt} -- ${A_COMMAND}
+      WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+    set_tests_properties(vm-debug.${name} PROPERTIES
+      LABELS "vm;vm-debug" TIMEOUT ${_ctest_dt} RUN_SERIAL TRUE)
+  endif()
 endfunction()
