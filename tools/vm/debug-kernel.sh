@@ -127,6 +127,8 @@ fetch() {
 		grep -E '^(E|Err):' "$dir/fetch.log" | head -n 3 | sed 's/^/  /' >&2
 		return 1
 	fi
+	# The unpacked tree is all that is used: drop the 150 MB of archives.
+	rm -f "$tmp"/*.tar.*
 	mv "$tmp" "$dir/source"
 	echo "$(($(date +%s) - t0))" >"$dir/fetch.seconds"
 	say "fetched and unpacked in $(cat "$dir/fetch.seconds") s"
