@@ -21,7 +21,9 @@ Fetch Debian's source package of the installed 6.12 kernel with
 tools/vm/debug-kernel.config (merged onto allnoconfig), build bzImage and
 modules, and install the image, the modules and the build tree (for
 out-of-tree modules) into the cache.  Nothing is built again while the
-source version and the config are unchanged.
+source version and the config are unchanged; a changed config gets a
+build of its own beside the others (the three newest are kept), so
+checkouts with different configs can share the cache.
 
 When the archive does not serve that exact source version (security
 updates are often binary-only on mirrors), the newest 6.12 source that it
@@ -32,16 +34,17 @@ options:
                      else /var/cache/hlipc-debug-kernel; now $CACHE)
   --jobs N           parallel compile jobs (default: $JOBS, all cores)
   --source-version V build Debian source version V (e.g. 6.12.95-1~bpo12+1)
-  --env              print the path of the ready kernel's kernel.env (shell
-                     variables HLDK_KVER, HLDK_VMLINUZ, HLDK_MODROOT,
-                     HLDK_BUILD, ...) and exit 1 if none is built; builds
-                     nothing
+  --env              print the path of the kernel.env (shell variables
+                     HLDK_KVER, HLDK_VMLINUZ, HLDK_MODROOT, HLDK_BUILD,
+                     ...) of the newest ready build of this checkout's
+                     config, or exit 1 if there is none; builds nothing
   -h, --help         this text
 
-The cache holds, per source version: source/ (what apt-get source
-fetched), build/ (the object tree, also the headers for out-of-tree
-modules: make -C build M=...), install/ (vmlinuz and lib/modules/KVER),
-kernel.env, and build.log.  'current' points at the ready one.
+The cache holds src/VERSION/ (what apt-get source unpacked) and, per
+source version and config, VERSION-KEY/ with build/ (the object tree, also
+the headers for out-of-tree modules: make -C build M=...), install/
+(vmlinuz and lib/modules/KVER), kernel.env and build.log.  'current'
+points at the last one made ready.
 Packages needed: tools/setup.d/packages/debug-kernel.list (tools/setup.sh).
 EOF
 }
@@ -63,20 +66,24 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-if [ "$MODE" = env ]; then
-	env=$CACHE/current/kernel.env
-	[ -r "$env" ] || die "no debug kernel in $CACHE; build it with tools/vm/debug-kernel.sh"
-	readlink -f "$env"
-	exit 0
-fi
-
-# Everything that decides the result of a build: a change to any of it
-# gives a new build (in the same object tree, so only what changed is
-# compiled again).
+# Everything that decides the result of a build besides the source
+# version: a change to any of it gives a build directory of its own.
 BUILD_RECIPE=1
 config_key() {
 	{ echo "recipe $BUILD_RECIPE"; cat "$FRAGMENT"; } | sha256sum | cut -c1-16
 }
+
+if [ "$MODE" = env ]; then
+	key=$(config_key)
+	# The newest ready build of this config, whatever its source version.
+	for r in $(ls -t "$CACHE"/*/ready 2>/dev/null | grep -v "/current/ready$"); do
+		if [ "$(cat "$r")" = "$key" ] && [ -r "${r%/ready}/kernel.env" ]; then
+			echo "${r%/ready}/kernel.env"
+			exit 0
+		fi
+	done
+	die "no debug kernel for this checkout's tools/vm/debug-kernel.config in $CACHE; build it with tools/vm/debug-kernel.sh"
+fi
 
 mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] ||
 	die "cannot write the cache $CACHE: run as root (tools/test.sh does) or pass --cache DIR"
@@ -111,31 +118,32 @@ served_sources() {
 
 dirname_for() { tr '~+:' '___' <<<"$1"; }
 
-# fetch PACKAGE VERSION DIR: apt-get source into DIR/source, atomically.
+# fetch PACKAGE VERSION DIR: apt-get source into DIR, atomically.
 fetch() {
 	local pkg=$1 ver=$2 dir=$3 tmp t0
-	[ -d "$dir/source" ] && return 0
-	tmp=$dir/source.partial
+	[ -d "$dir" ] && return 0
+	tmp=$dir.partial
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	say "fetching $pkg $ver with apt-get source"
 	t0=$(date +%s)
 	# apt drops root for downloads; the cache is root's, so let it be.
 	if ! (cd "$tmp" && apt-get -q -o APT::Sandbox::User=root source "$pkg=$ver") \
-		>"$dir/fetch.log" 2>&1; then
-		rm -rf "$tmp"
-		grep -E '^(E|Err):' "$dir/fetch.log" | head -n 3 | sed 's/^/  /' >&2
+		>"$tmp.log" 2>&1; then
+		grep -E '^(E|Err):' "$tmp.log" | head -n 3 | sed 's/^/  /' >&2
+		rm -rf "$tmp" "$tmp.log"
 		return 1
 	fi
 	# The unpacked tree is all that is used: drop the 150 MB of archives.
 	rm -f "$tmp"/*.tar.*
-	mv "$tmp" "$dir/source"
-	echo "$(($(date +%s) - t0))" >"$dir/fetch.seconds"
+	echo "$(($(date +%s) - t0))" >"$tmp/fetch.seconds"
+	mv "$tmp.log" "$tmp/fetch.log"
+	mv "$tmp" "$dir"
 	say "fetched and unpacked in $(cat "$dir/fetch.seconds") s"
 }
 
 is_ready() { # DIR
-	[ -f "$1/ready" ] && [ "$(cat "$1/ready")" = "$(config_key)" ]
+	[ -f "$1/ready" ] && [ "$(cat "$1/ready")" = "$KEY" ]
 }
 
 read -r INST_PKG INST_VER < <(installed_source || true) || true
@@ -156,32 +164,33 @@ else
 	done < <(served_sources)
 fi
 
+KEY=$(config_key)
 PKG= VER= DIR=
 failed_pkgs=" "
 for c in "${candidates[@]}"; do
 	read -r p v <<<"$c"
-	d=$CACHE/$(dirname_for "$v")
+	d=$CACHE/$(dirname_for "$v")-$KEY
 	if is_ready "$d"; then
 		PKG=$p VER=$v DIR=$d
 		break
 	fi
 	# The archive serves all or none of one source package's versions.
 	case $failed_pkgs in *" $p "*) continue ;; esac
-	if fetch "$p" "$v" "$d"; then
+	if fetch "$p" "$v" "$CACHE/src/$(dirname_for "$v")"; then
 		PKG=$p VER=$v DIR=$d
 		break
 	fi
 	say "the archive does not serve $p $v"
 	failed_pkgs+="$p "
-	rmdir "$d" 2>/dev/null || true
 done
 [ -n "$VER" ] || die "could not fetch any 6.12 kernel source; are deb-src entries configured? (tools/setup.sh adds them)"
 if [ "$VER" != "$INST_VER" ]; then
 	say "note: installed 6.12 kernel is $INST_PKG $INST_VER; its source is not served here, using $PKG $VER"
 fi
 
-SRC=$(find "$DIR/source" -mindepth 1 -maxdepth 1 -type d -name 'linux*' | head -n 1)
-[ -f "$SRC/Makefile" ] || die "no kernel tree in $DIR/source; remove $DIR and run again"
+SRCDIR=$CACHE/src/$(dirname_for "$VER")
+SRC=$(find "$SRCDIR" -mindepth 1 -maxdepth 1 -type d -name 'linux*' | head -n 1)
+[ -f "$SRC/Makefile" ] || die "no kernel tree in $SRCDIR; remove it and run again"
 BUILD=$DIR/build
 INSTALL=$DIR/install
 
@@ -247,6 +256,16 @@ HLDK_SOURCE='$PKG $VER'
 HLDK_INSTALLED_SOURCE='$INST_PKG $INST_VER'
 HLDK_BUILD_SECONDS='$secs'
 EOF
-config_key >"$DIR/ready"
+echo "$KEY" >"$DIR/ready"
 ln -sfn "$(basename "$DIR")" "$CACHE/current"
 say "ready: $KVER (from $PKG $VER) in $DIR"
+
+# Keep the three newest builds, and the sources they were built from.
+for r in $(ls -t "$CACHE"/*/ready | grep -v "/current/ready$" | tail -n +4); do
+	say "removing the old build ${r%/ready}"
+	rm -rf "${r%/ready}"
+done
+for s in "$CACHE"/src/*/; do
+	s=${s%/}
+	ls -d "$CACHE/$(basename "$s")"-* >/dev/null 2>&1 || { say "removing the unused source $s"; rm -rf "$s"; }
+done
