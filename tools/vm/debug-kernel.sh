@@ -60,7 +60,7 @@ while [ $# -gt 0 ]; do
 	--cache) CACHE=$2; shift 2 ;;
 	--jobs) JOBS=$2; shift 2 ;;
 	--source-version) WANT_VERSION=$2; shift 2 ;;
-	--env) MODE=env; shift ;;
+	--env) MODE='env'; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -73,10 +73,16 @@ config_key() {
 	{ echo "recipe $BUILD_RECIPE"; cat "$FRAGMENT"; } | sha256sum | cut -c1-16
 }
 
+# The ready stamps of all builds, newest first (our names have no spaces).
+ready_stamps() {
+	# shellcheck disable=SC2010,SC2012
+	ls -t "$CACHE"/*/ready 2>/dev/null | grep -v "/current/ready$" || true
+}
+
 if [ "$MODE" = env ]; then
 	key=$(config_key)
 	# The newest ready build of this config, whatever its source version.
-	for r in $(ls -t "$CACHE"/*/ready 2>/dev/null | grep -v "/current/ready$"); do
+	for r in $(ready_stamps); do
 		if [ "$(cat "$r")" = "$key" ] && [ -r "${r%/ready}/kernel.env" ]; then
 			echo "${r%/ready}/kernel.env"
 			exit 0
@@ -85,8 +91,9 @@ if [ "$MODE" = env ]; then
 	die "no debug kernel for this checkout's tools/vm/debug-kernel.config in $CACHE; build it with tools/vm/debug-kernel.sh"
 fi
 
-mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] ||
+if ! mkdir -p "$CACHE" 2>/dev/null || [ ! -w "$CACHE" ]; then
 	die "cannot write the cache $CACHE: run as root (tools/test.sh does) or pass --cache DIR"
+fi
 exec 9>"$CACHE/.lock"
 if ! flock -n 9; then
 	say "another build holds $CACHE/.lock; waiting for it"
@@ -165,7 +172,7 @@ else
 fi
 
 KEY=$(config_key)
-PKG= VER= DIR=
+PKG='' VER='' DIR=''
 failed_pkgs=" "
 for c in "${candidates[@]}"; do
 	read -r p v <<<"$c"
@@ -227,7 +234,9 @@ mk=$!
 last=$t0
 while kill -0 "$mk" 2>/dev/null; do
 	sleep 2
-	[ $(($(date +%s) - last)) -ge 60 ] && kill -0 "$mk" 2>/dev/null || continue
+	if [ $(($(date +%s) - last)) -lt 60 ] || ! kill -0 "$mk" 2>/dev/null; then
+		continue
+	fi
 	last=$(date +%s)
 	n=$(grep -c '^  CC ' "$DIR/build.log" || true)
 	say "$(((last - t0) / 60)) min: $n files compiled, now: $(tail -n 1 "$DIR/build.log" | sed 's/^ *//' | cut -c1-60)"
@@ -261,7 +270,7 @@ ln -sfn "$(basename "$DIR")" "$CACHE/current"
 say "ready: $KVER (from $PKG $VER) in $DIR"
 
 # Keep the three newest builds, and the sources they were built from.
-for r in $(ls -t "$CACHE"/*/ready | grep -v "/current/ready$" | tail -n +4); do
+for r in $(ready_stamps | tail -n +4); do
 	say "removing the old build ${r%/ready}"
 	rm -rf "${r%/ready}"
 done
