@@ -82,13 +82,13 @@ TEST_P(VerbsData, WriteToDeviceThenReadBack)
 		ASSERT_EQ(nic.data()[i], 0) << "read past the length at " << i;
 }
 
-// Outside the registered range the NIC gets a protection error, and the
-// device memory around it is untouched.
-TEST_P(VerbsData, AccessOutsideTheRangeIsRefused)
+// Outside the registered range the NIC gets a protection error.
+class VerbsBounds : public VerbsData {
+};
+
+TEST_P(VerbsBounds, AccessOutsideTheRangeIsRefused)
 {
 	const Case c = GetParam();
-	if (c.size > 65536)
-		GTEST_SKIP() << "one small and one page-crossing case suffice";
 	const uint64_t alloc = page_up(c.offset + c.size + kGuard);
 	hlipc::DeviceBuffer dev;
 	ASSERT_EQ(dev.create(fd(), alloc), 0);
@@ -124,6 +124,16 @@ INSTANTIATE_TEST_SUITE_P(
 			  Case{65536 + 3, 100}, Case{1 << 20, 0},
 			  Case{(4 << 20) - 1, 4093}, Case{16 << 20, 0},
 			  Case{16 << 20, 5}),
+	[](const ::testing::TestParamInfo<Case> &i) {
+		return std::to_string(i.param.size) + "B_at_" +
+		       std::to_string(i.param.offset);
+	});
+
+// Ranges inside a page, ending on a page boundary and crossing one.
+INSTANTIATE_TEST_SUITE_P(
+	Edges, VerbsBounds,
+	::testing::Values(Case{1, 0}, Case{7, 3}, Case{4096, 0}, Case{2, 4095},
+			  Case{4097, 4095}),
 	[](const ::testing::TestParamInfo<Case> &i) {
 		return std::to_string(i.param.size) + "B_at_" +
 		       std::to_string(i.param.offset);
