@@ -37,6 +37,10 @@ export HL_RDMA_DEV="$RDEV"
 "$@"
 rc=$?
 
-rdma link delete "$RDEV" || rc=${rc:-1}
+# A device that cannot be deleted still has users: fail the run.
+if ! rdma link delete "$RDEV"; then
+	echo "soft-roce.sh: rdma link delete $RDEV failed" >&2
+	[ "$rc" -ne 0 ] || rc=1
+fi
 ip link del "$NETDEV"
 exit "$rc"

@@ -4,7 +4,6 @@
 // unaligned device addresses.  Every byte of the device memory (and the
 // bytes around the registered range) is checked with the device's own DMA
 // engine, not through the NIC or a CPU mapping.
-#include <cinttypes>
 
 #include "verbs_fixture.h"
 

@@ -153,16 +153,19 @@ extern "C" hlthunk_verbs_public int hlthunk_verbs_dereg_mr(
 {
 	if (!mr)
 		return 0;
-	int rc = ibv_dereg_mr(mr->mr);
-	if (rc) {
-		int e = rc > 0 ? rc : (errno > 0 ? errno : EIO);
-		return fail(e, "deregistering a memory region",
-			    "the verbs provider refused (" + errno_name(e) +
-				    "); it stays registered");
-	}
-	mr->mr = nullptr;
-	delete mr;  // then the CPU mapping, if any, goes
-	return 0;
+	return guarded("deregistering a memory region", [&]() -> int {
+		int rc = ibv_dereg_mr(mr->mr);
+		if (rc) {
+			int e = rc > 0 ? rc : (errno > 0 ? errno : EIO);
+			return fail(e, "deregistering a memory region",
+				    "the verbs provider refused (" +
+					    errno_name(e) +
+					    "); it stays registered");
+		}
+		mr->mr = nullptr;
+		delete mr;  // then the CPU mapping, if any, goes
+		return 0;
+	});
 }
 
 extern "C" hlthunk_verbs_public struct ibv_mr *
