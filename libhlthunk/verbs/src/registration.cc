@@ -34,10 +34,12 @@ int errno_or(int fallback)
 	return errno > 0 ? errno : fallback;
 }
 
-std::unique_ptr<hlthunk_verbs_mr> wrap(ibv_mr *mr, int path, int dmabuf_err,
+// Fills the registration made up front (so that nothing can fail once
+// the memory region exists).
+std::unique_ptr<hlthunk_verbs_mr> wrap(std::unique_ptr<hlthunk_verbs_mr> out,
+				       ibv_mr *mr, int path, int dmabuf_err,
 				       const DmabufRange &r, CpuMapping map)
 {
-	auto out = std::make_unique<hlthunk_verbs_mr>();
 	out->mapping = std::move(map);
 	out->mr = mr;
 	out->path = path;
@@ -81,11 +83,13 @@ const char kNeedDmabuf[] =
 hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_dmabuf_range(
 	const DmabufRange &r)
 {
+	auto out = std::make_unique<hlthunk_verbs_mr>();
 	errno = 0;
 	ibv_mr *mr = ibv_reg_dmabuf_mr(r.pd, r.offset, r.length, r.iova, r.fd,
 				       r.access);
 	if (mr)
-		return wrap(mr, HLTHUNK_VERBS_PATH_DMABUF, 0, r, CpuMapping());
+		return wrap(std::move(out), mr, HLTHUNK_VERBS_PATH_DMABUF, 0, r,
+			    CpuMapping());
 
 	const int derr = errno_or(EIO);
 	if (!no_dmabuf_support(derr))
@@ -134,8 +138,8 @@ hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_dmabuf_range(
 					"failed (ibv_reg_mr: " +
 					errno_name(e) + ")")};
 	}
-	return wrap(mr, HLTHUNK_VERBS_PATH_CPU_MAPPING, -derr, r,
-		    std::move(*map));
+	return wrap(std::move(out), mr, HLTHUNK_VERBS_PATH_CPU_MAPPING, -derr,
+		    r, std::move(*map));
 }
 
 }  // namespace hlthunk_verbs
