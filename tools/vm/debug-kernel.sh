@@ -31,7 +31,9 @@ does serve is used instead, and the run says so.
 
 options:
   --cache DIR        cache directory (default: \$HL_DEBUG_KERNEL_CACHE,
-                     else /var/cache/hlipc-debug-kernel; now $CACHE)
+                     else /var/cache/hlipc-debug-kernel; now $CACHE);
+                     not under /tmp, /var/tmp, /run or /root, which the
+                     run-vm guest covers with its own tmpfs
   --jobs N           parallel compile jobs (default: $JOBS, all cores)
   --source-version V build Debian source version V (e.g. 6.12.95-1~bpo12+1)
   --env              print the path of the kernel.env (shell variables
