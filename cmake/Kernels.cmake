@@ -2,7 +2,10 @@
 # our modules for each of them into ${CMAKE_BINARY_DIR}/kmod/<kver>.
 #
 # Sets HL_KERNEL_SERIES (e.g. "6.1;6.12") and HL_KVER_<series> (the full
-# version of the newest installed kernel of that series).
+# version of the newest installed kernel of that series), and
+# HL_DEBUG_KVER, the version of the KASAN/lockdep debug kernel built by
+# tools/vm/debug-kernel.sh (empty when it is not built or HL_DEBUG_KERNEL
+# is off; re-run CMake after building it).
 
 set(HL_KERNEL_SERIES "")
 if(HL_BUILD_KMODS)
@@ -35,4 +38,33 @@ if(HL_BUILD_KMODS)
     add_dependencies(kmods ${_tname})
     message(STATUS "Kernel ${_series}: ${_kver}")
   endforeach()
+endif()
+
+# The debug kernel is not installed on the host: its build tree is in its
+# cache, named by the kernel.env that debug-kernel.sh writes.
+set(HL_DEBUG_KVER "")
+if(HL_BUILD_KMODS AND HL_DEBUG_KERNEL)
+  execute_process(
+    COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/debug-kernel.sh --env
+    OUTPUT_VARIABLE _hl_dk_env OUTPUT_STRIP_TRAILING_WHITESPACE
+    ERROR_QUIET RESULT_VARIABLE _hl_dk_rc)
+  if(_hl_dk_rc EQUAL 0)
+    file(STRINGS ${_hl_dk_env} _hl_dk_lines REGEX "^HLDK_(KVER|BUILD)=")
+    foreach(_l IN LISTS _hl_dk_lines)
+      if(_l MATCHES "^HLDK_([A-Z]+)='([^']*)'")
+        set(_hl_dk_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+      endif()
+    endforeach()
+    set(HL_DEBUG_KVER ${_hl_dk_KVER})
+    add_custom_target(kmods_debug
+      COMMAND ${CMAKE_COMMAND} -E env HL_KDIR=${_hl_dk_BUILD}
+              ${PROJECT_SOURCE_DIR}/tools/build-kmods.sh ${HL_DEBUG_KVER}
+              ${CMAKE_BINARY_DIR}/kmod/${HL_DEBUG_KVER}
+      COMMENT "Building kernel modules for the debug kernel ${HL_DEBUG_KVER} (W=1, sparse)"
+      USES_TERMINAL VERBATIM)
+    add_dependencies(kmods kmods_debug)
+    message(STATUS "Debug kernel: ${HL_DEBUG_KVER} (${_hl_dk_env})")
+  else()
+    message(STATUS "Debug kernel: not built (tools/vm/debug-kernel.sh); no vm-debug tests")
+  endif()
 endif()

@@ -4,6 +4,7 @@
 # different kernels never share object files.
 #
 # usage: build-kmods.sh KVER OUTDIR [--no-check]
+# HL_KDIR=DIR builds against DIR instead of /lib/modules/KVER/build.
 # By default the build is W=1 and sparse (C=1) and any warning fails it.
 # HL_MODULES="habanalabs_sim" in the environment builds only that module.
 set -euo pipefail
@@ -13,7 +14,9 @@ KVER=$1
 OUT=$(realpath -m "$2")
 TARGET=check
 [ "${3:-}" = --no-check ] && TARGET=all
-KDIR=/lib/modules/$KVER/build
+# HL_KDIR names the build tree of a kernel not installed on the host (the
+# debug kernel of tools/vm/debug-kernel.sh).
+KDIR=${HL_KDIR:-/lib/modules/$KVER/build}
 [ -d "$KDIR" ] || { echo "build-kmods: no headers for $KVER in $KDIR; run tools/setup.sh" >&2; exit 1; }
 
 SRC=$OUT/src
@@ -33,7 +36,7 @@ for d in kernel uapi tests/kmod; do
 done
 
 echo "build-kmods: $KVER ($TARGET)"
-make -s -C "$SRC/kernel" KVER="$KVER" ${HL_MODULES:+HL_MODULES="$HL_MODULES"} "$TARGET"
+make -s -C "$SRC/kernel" KVER="$KVER" KDIR="$KDIR" ${HL_MODULES:+HL_MODULES="$HL_MODULES"} "$TARGET"
 make -s -C "$KDIR" M="$SRC/tests/kmod" W=1 modules
 find "$SRC/kernel" "$SRC/tests/kmod" -name '*.ko' -exec cp {} "$OUT/" \;
 echo "build-kmods: $KVER: $(cd "$OUT" && ls ./*.ko | xargs -n1 basename | tr '\n' ' ')"

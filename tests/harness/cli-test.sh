@@ -22,5 +22,9 @@ check 127 "$RUNVM" --bogus-option -- true
 check 127 "$RUNVM" --kernel 2.6 -- true
 check 127 "$RUNVM" --accel warp -- true
 check 127 "$RUNVM" --insmod no_such_module -- true
+# The debug kernel: a missing build is a clear error, not a boot attempt.
+check 127 env HL_DEBUG_KERNEL_CACHE=/nonexistent "$RUNVM" --kernel debug -- true
+check 0 "$(dirname "$RUNVM")/debug-kernel.sh" --help
+check 1 "$(dirname "$RUNVM")/debug-kernel.sh" --bogus-option
 "$RUNVM" --help | grep -q 'exit status' || { echo "FAIL: --help lacks exit codes"; fail=1; }
 exit $fail

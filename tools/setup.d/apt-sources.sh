@@ -47,7 +47,7 @@ keyring_for() {
 				for (i = 2; i <= NF; i++) { u = $i; sub(/\/$/, "", u); if (u == site) uri = 1 }
 			}
 			tolower($1) == "suites:" {
-				for (i = 2; i <= NF; i++) if ($i == "bookworm") suite = 1
+				for (i = 2; i <= NF; i++) if ($i == "bookworm" || $i == "bookworm-security") suite = 1
 			}
 			tolower($1) == "signed-by:" && NF == 2 { key = $2 }
 			END { flush() }' "$f"
@@ -96,6 +96,19 @@ for suite in bookworm-backports bookworm bookworm-updates; do
 	done
 	[ -z "$types" ] || { add "$suite" "${types# }"; new+=" $suite(${types# })"; }
 done
+
+# The 6.12 kernel is updated through bookworm-security: the debug kernel
+# (tools/vm/debug-kernel.sh) needs that suite's sources, from the security
+# archive this machine already uses.
+sec_site=$(awk '$2 == "bookworm-security" && $3 == "deb" { print $1; exit }' <<<"$have")
+sec_site=${sec_site%/}
+if [ -n "$sec_site" ] && ! grep -q "^$sec_site/\? bookworm-security deb-src\$" <<<"$have"; then
+	sec_key=$(keyring_for "$sec_site" | head -n 1)
+	stanzas+="Types: deb-src"$'\n'"URIs: $sec_site"$'\n'"Suites: bookworm-security"$'\n'"Components: main"$'\n'
+	[ -z "$sec_key" ] || stanzas+="Signed-By: $sec_key"$'\n'
+	stanzas+=$'\n'
+	new+=" bookworm-security(deb-src, $sec_site)"
+fi
 
 if [ -z "$stanzas" ]; then
 	rm -f "$EXTRA"
