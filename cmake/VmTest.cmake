@@ -77,7 +77,9 @@ function(hl_add_vm_test name)
     add_test(NAME vm-debug.${name}
       COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/run-vm --kernel debug
               --kmod-dir ${CMAKE_BINARY_DIR}/kmod/${HL_DEBUG_KVER} ${_args}
-              ${_known} --timeout ${_dt} -- ${A_COMMAND}
+              ${_known} --timeout ${_dt}
+              --env HL_TIMEOUT_FACTOR=${HL_DEBUG_TIMEOUT_FACTOR}
+              -- ${A_COMMAND}
       WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(vm-debug.${name} PROPERTIES
       LABELS "vm;vm-debug" TIMEOUT ${_ctest_dt} RUN_SERIAL TRUE)

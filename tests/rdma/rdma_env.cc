@@ -22,6 +22,17 @@ namespace {
 constexpr int kCqDepth = 16;
 constexpr int kCompletionTimeoutMs = 60000;
 
+// Slow kernels (the debug kernel: KASAN under TCG) get proportionally
+// longer; the harness says how much longer in HL_TIMEOUT_FACTOR.
+std::chrono::milliseconds completion_timeout()
+{
+	const char *f = getenv("HL_TIMEOUT_FACTOR");
+	long factor = f ? strtol(f, nullptr, 10) : 1;
+	if (factor < 1 || factor > 100)
+		factor = 1;
+	return std::chrono::milliseconds(kCompletionTimeoutMs * factor);
+}
+
 int set_why(std::string *why, const std::string &what, int err)
 {
 	if (why)
@@ -221,7 +232,7 @@ int Loopback::post(ibv_wr_opcode op, void *local, uint32_t lkey, uint64_t len,
 	// Sleep on the completion channel rather than spin: under TCG the
 	// soft-RoCE work runs on the same two vCPUs.
 	auto deadline = std::chrono::steady_clock::now() +
-			std::chrono::milliseconds(kCompletionTimeoutMs);
+			completion_timeout();
 	for (;;) {
 		ibv_wc wc;
 		int n = ibv_poll_cq(cq_, 1, &wc);
