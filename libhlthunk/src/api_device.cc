@@ -70,6 +70,10 @@ int open_first(Pick pick, enum hlthunk_device_name want, const char *what)
 	auto nodes = discover_nodes();
 	if (!nodes)
 		return c_fail(Op::Discover, "finding devices", nodes.error());
+	auto &st = LibState::get();
+	// Contexts the program closed with close(2) are still held open by
+	// what the library registered in them: let go of them first.
+	st.sweep_closed();
 	int err = -ENODEV;
 	bool busy = false;
 	for (auto &n : *nodes) {
@@ -81,8 +85,15 @@ int open_first(Pick pick, enum hlthunk_device_name want, const char *what)
 			err = fd.error();
 			continue;
 		}
-		if (matches(*fd, want))
+		if (matches(*fd, want)) {
+			// A new compute context: whatever the library
+			// remembered of an earlier one of this device is stale.
+			if (!n.name.control)
+				st.forget_context(DeviceKey{
+					static_cast<int>(n.name.kind()),
+					n.name.index});
 			return *fd;
+		}
 		::close(*fd);
 	}
 	if (busy)
@@ -126,7 +137,15 @@ extern "C" hlthunk_public int hlthunk_open_control(int dev_id, const char *busid
 
 extern "C" hlthunk_public int hlthunk_close(int fd)
 {
-	LibState::get().forget_fd(fd);
+	auto &st = LibState::get();
+	if (auto n = st.node_of(fd)) {
+		// Its context ends with this close (unless the program holds
+		// another fd of it): forget its mappings, which also lets go of
+		// the registrations that would keep it open.
+		if (n->compute())
+			st.forget_context(n->dev);
+		st.regs().remove_origin(fd, n->file);
+	}
 	if (::close(fd) < 0)
 		return c_return(-errno);
 	return 0;

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 // hlthunk_ipc_*: registered memory, cookies, channels and copies.
+#include <fcntl.h>
+
 #include <cstring>
 #include <vector>
 
 #include "c_return.h"
+#include "dev_ioctl.h"
 #include "fast_path.h"
 #include "hlthunk.h"
 #include "ipc_kernel.h"
 #include "lib_state.h"
 #include "sys_ioctl.h"
+#include "unique_fd.h"
 
 using namespace hlthunk;
 
@@ -125,23 +129,91 @@ extern "C" hlthunk_public int hlthunk_ipc_register_device_memory(
 	int fd, uint64_t addr, hlthunk_ipc_cookie *cookie, uint64_t *offset,
 	uint64_t *size)
 {
+	static const char what[] = "registering device memory";
 	if (!cookie)
-		return c_return(-EINVAL);
+		return c_fail(Op::Register, what, -EINVAL);
 	if (int rc = ensure_ipc())
 		return c_return(rc);
-	auto r = LibState::get().regs().resolve(fd, addr, 1);
+	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	if (!n)
+		return c_fail(Op::Register, what, n.error());
+	auto r = st.regs().resolve(n->dev, fd, addr, 1, Access::ReadWrite);
 	if (!r)
-		return c_fail(Op::Register, "registering device memory", r.error());
+		return c_fail(Op::Register, what, r.error());
 	*cookie = r->cookie;
 	if (offset)
 		*offset = r->offset;
 	if (size)
-		*size = r->region->desc().size;
+		*size = r->desc.size;
 	return 0;
+}
+
+extern "C" hlthunk_public int hlthunk_ipc_register_device_range(
+	int fd, uint64_t addr, uint64_t size, uint32_t access,
+	hlthunk_ipc_cookie *cookie, uint64_t *offset)
+{
+	static const char what[] = "registering a range of device memory";
+	constexpr uint64_t kPage = 4096;
+	if (!cookie || (access & ~kAccessAll) || size == 0 || addr + size < addr)
+		return c_fail(Op::Register, what, -EINVAL);
+	if (int rc = ensure_ipc())
+		return c_return(rc);
+	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	if (!n)
+		return c_fail(Op::Register, what, n.error());
+	auto d = st.regs().lookup(n->dev, addr);
+	if (!d || d->kind != MappingKind::Device)
+		return c_fail(Op::Register, what, -EFAULT);
+	if (addr + size > d->va + d->size)
+		return c_fail(Op::Register, what, -ERANGE);
+	// Whole pages: the driver exports page-aligned ranges.
+	uint64_t first = (addr - d->va) & ~(kPage - 1);
+	uint64_t end = (addr + size - d->va + kPage - 1) & ~(kPage - 1);
+	if (end > d->size)
+		end = d->size;
+	union hl_mem_args a;
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	a.in.flags = O_RDWR | O_CLOEXEC;
+	a.in.export_dmabuf_fd.addr = d->va;
+	a.in.export_dmabuf_fd.mem_size = end - first;
+	a.in.export_dmabuf_fd.offset = first;
+	// The caller's fd if it is the compute context, else the one the
+	// memory was mapped on, if it still is.
+	int export_fd = fd;
+	int rc = hl_memory(fd, &a);
+	if (rc == -ENOTTY) {
+		auto o = st.node_of(d->fd);
+		if (o && o->file == d->file) {
+			export_fd = d->fd;
+			rc = hl_memory(d->fd, &a);
+		}
+	}
+	if (rc < 0)
+		return c_fail(Op::Register, what, rc);
+	UniqueFd dmabuf(a.out.fd);
+	return with_ipc(Op::Register, what, [&](int ipc_fd) {
+		auto r = ipc::register_dmabuf(ipc_fd, dmabuf.get(), export_fd,
+					      region_flags(access) |
+						      HL_IPC_REGION_READ);
+		if (!r)
+			return r.error();
+		*cookie = r->cookie;
+		if (offset)
+			*offset = addr - d->va - first;
+		return 0;
+	});
 }
 
 extern "C" hlthunk_public int hlthunk_ipc_deregister(hlthunk_ipc_cookie cookie)
 {
+	// A cookie of the registration cache: the cache lets go of it (and
+	// registers the memory afresh, under a new cookie, if it is used
+	// again) rather than keep a cookie the kernel no longer knows.
+	if (LibState::get().regs().drop_cookie(cookie))
+		return 0;
 	return with_ipc(Op::Register, "deregistering a region", [&](int fd) {
 		return ipc::deregister(fd, cookie).error();
 	});
@@ -150,19 +222,21 @@ extern "C" hlthunk_public int hlthunk_ipc_deregister(hlthunk_ipc_cookie cookie)
 extern "C" hlthunk_public int hlthunk_ipc_import(int fd, hlthunk_ipc_cookie cookie,
 						 uint64_t *addr, uint64_t *size)
 {
+	static const char what[] = "importing a cookie";
 	if (!addr)
-		return c_return(-EINVAL);
+		return c_fail(Op::Import, what, -EINVAL);
 	auto &st = LibState::get();
-	auto dev = st.device_of(fd);
-	if (!dev)
-		return c_fail(Op::Import, "importing a cookie", dev.error());
-	return with_ipc(Op::Import, "importing a cookie", [&](int ipc_fd) {
+	auto n = st.node_of(fd);
+	if (!n)
+		return c_fail(Op::Import, what, n.error());
+	return with_ipc(Op::Import, what, [&](int ipc_fd) {
 		auto q = ipc::query(ipc_fd, cookie);
 		if (!q)
 			return q.error();
 		uint64_t va = st.reserve_import_va(q->size);
-		auto added = st.regs().add({fd, va, q->size, MappingKind::Imported,
-					    0, 0, cookie});
+		auto added = st.regs().add({n->dev, va, q->size,
+					    MappingKind::Imported, 0, 0, cookie,
+					    fd, n->file});
 		if (!added)
 			return added.error();
 		*addr = va;
@@ -174,11 +248,15 @@ extern "C" hlthunk_public int hlthunk_ipc_import(int fd, hlthunk_ipc_cookie cook
 
 extern "C" hlthunk_public int hlthunk_ipc_unimport(int fd, uint64_t addr)
 {
-	auto &regs = LibState::get().regs();
-	auto d = regs.lookup(fd, addr);
+	static const char what[] = "forgetting an imported cookie";
+	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	if (!n)
+		return c_fail(Op::Import, what, n.error());
+	auto d = st.regs().lookup(n->dev, addr);
 	if (!d || d->kind != MappingKind::Imported || d->va != addr)
-		return c_fail(Op::Import, "forgetting an imported cookie", -EINVAL);
-	regs.remove_mapping(fd, addr);
+		return c_fail(Op::Import, what, -EINVAL);
+	st.regs().remove_mapping(n->dev, addr);
 	return 0;
 }
 
@@ -186,19 +264,19 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_create(int src_fd, int dst_fd,
 							 uint32_t *channel_id)
 {
 	if (!channel_id)
-		return c_return(-EINVAL);
+		return c_fail(Op::ChannelCreate, "creating a channel", -EINVAL);
 	if (int rc = ensure_ipc())
 		return c_return(rc);
 	auto &st = LibState::get();
-	auto src = st.device_of(src_fd);
+	auto src = st.node_of(src_fd);
 	if (!src)
 		return c_fail(Op::ChannelCreate, "creating a channel (source fd)",
 			      src.error());
-	auto dst = st.device_of(dst_fd);
+	auto dst = st.node_of(dst_fd);
 	if (!dst)
 		return c_fail(Op::ChannelCreate,
 			      "creating a channel (destination fd)", dst.error());
-	auto id = st.channels().acquire(*src, *dst, src_fd, dst_fd);
+	auto id = st.channels().acquire(src->dev, dst->dev, src_fd, dst_fd);
 	if (!id)
 		return c_fail(Op::ChannelCreate, "creating a channel", id.error());
 	*channel_id = *id;
@@ -219,43 +297,56 @@ namespace {
 // call per use.
 thread_local FastPath fast __attribute__((tls_model("initial-exec")));
 
-// The slow half of a channel copy: checks the channel against the fds and
-// resolves both ranges through the caches, filling the per-thread memo.
+// The slow half of a channel copy: checks the channel against the devices
+// the fds are open on now, and resolves both ranges through the caches,
+// filling the per-thread memo.
 __attribute__((noinline)) int prepare_copy(uint32_t channel_id, int src_fd,
 					   int dst_fd, uint64_t dst,
 					   uint64_t src, uint64_t length,
-					   uint64_t *sc, uint64_t *so,
-					   uint64_t *dc, uint64_t *dof)
+					   uint32_t *kid, uint64_t *sc,
+					   uint64_t *so, uint64_t *dc,
+					   uint64_t *dof)
 {
 	auto &st = LibState::get();
-	if (!fast.channel_ok(channel_id, src_fd, dst_fd)) {
+	DeviceKey sdev, ddev;
+	if (!fast.channel(channel_id, src_fd, dst_fd, kid, &sdev, &ddev)) {
 		auto pair = st.channels().pair_of(channel_id);
 		if (!pair)
 			return pair.error();
-		auto sdev = st.device_of(src_fd);
-		if (!sdev)
-			return sdev.error();
-		auto ddev = st.device_of(dst_fd);
-		if (!ddev)
-			return ddev.error();
+		auto sn = st.node_of(src_fd);
+		if (!sn)
+			return sn.error();
+		auto dn = st.node_of(dst_fd);
+		if (!dn)
+			return dn.error();
 		// The fds must name the channel's devices, in its direction.
-		if (!(pair->first == *sdev) || !(pair->second == *ddev))
+		if (pair->first != sn->dev || pair->second != dn->dev)
 			return -EINVAL;
-		fast.set_channel_ok(channel_id, src_fd, dst_fd);
+		*kid = channel_id;
+		sdev = sn->dev;
+		ddev = dn->dev;
+		fast.set_channel(channel_id, src_fd, dst_fd, *kid, sdev, ddev);
 	}
 	struct {
+		DeviceKey dev;
 		int fd;
 		uint64_t addr;
+		bool write;
 		uint64_t *cookie, *offset;
-	} sides[2] = {{src_fd, src, sc, so}, {dst_fd, dst, dc, dof}};
+	} sides[2] = {{sdev, src_fd, src, false, sc, so},
+		      {ddev, dst_fd, dst, true, dc, dof}};
 	for (auto &side : sides) {
-		if (fast.find(side.fd, side.addr, length, side.cookie, side.offset))
+		if (fast.find(side.dev, side.addr, length, side.write,
+			      side.cookie, side.offset))
 			continue;
-		auto r = st.regs().resolve(side.fd, side.addr, length);
+		auto r = st.regs().resolve(side.dev, side.fd, side.addr, length,
+					   side.write ? Access::ReadWrite
+						      : Access::Read);
 		if (!r)
 			return r.error();
-		const auto &d = r->region->desc();
-		fast.add(side.fd, d.va, d.size, r->cookie);
+		// Imported and host registrations serve both directions.
+		bool rw = side.write || r->desc.kind != MappingKind::Device;
+		fast.add(side.dev, r->desc.va, r->desc.size, rw, r->cookie);
 		*side.cookie = r->cookie;
 		*side.offset = r->offset;
 	}
@@ -280,14 +371,17 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
 	uint64_t s = reinterpret_cast<uintptr_t>(src);
 	uint64_t d = reinterpret_cast<uintptr_t>(dst);
 	uint64_t sc, so, dc, dof;
-	if (__builtin_expect(!(fast.channel_ok(channel_id, src_fd, dst_fd) &&
-			       fast.find(src_fd, s, length, &sc, &so) &&
-			       fast.find(dst_fd, d, length, &dc, &dof)),
+	uint32_t kid;
+	DeviceKey sdev, ddev;
+	if (__builtin_expect(!(fast.channel(channel_id, src_fd, dst_fd, &kid,
+					    &sdev, &ddev) &&
+			       fast.find(sdev, s, length, false, &sc, &so) &&
+			       fast.find(ddev, d, length, true, &dc, &dof)),
 			     0)) {
 		if (int rc = ensure_ipc())
 			return c_return(rc);
 		int rc = prepare_copy(channel_id, src_fd, dst_fd, d, s, length,
-				      &sc, &so, &dc, &dof);
+				      &kid, &sc, &so, &dc, &dof);
 		if (rc)
 			return c_fail(Op::Copy, what, rc);
 	}
@@ -303,7 +397,7 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
 			return c_return(r.error());
 		fd = *r;
 	}
-	a.channel_id = channel_id;
+	a.channel_id = kid;
 	a.length = length;
 	int rc = sys_ioctl(fd, HL_IPC_IOCTL_COPY, &a);
 	if (__builtin_expect(rc < 0, 0))

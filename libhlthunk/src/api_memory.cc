@@ -23,6 +23,33 @@ int mem_ioctl(int fd, union hl_mem_args *a, const char *what)
 	return rc;
 }
 
+int unmap_ioctl(int fd, uint64_t va)
+{
+	union hl_mem_args a;
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_UNMAP;
+	a.in.unmap.device_virt_addr = va;
+	return hl_memory(fd, &a);
+}
+
+// The page size an allocation is rounded up to: the one asked for, else
+// the device's default (as the driver does).
+uint64_t alloc_page_size(int fd, uint64_t page_size)
+{
+	if (page_size)
+		return page_size;
+	struct hl_info_hw_ip_info hw;
+	struct hl_info_args a;
+	memset(&hw, 0, sizeof(hw));
+	memset(&a, 0, sizeof(a));
+	a.op = HL_INFO_HW_IP_INFO;
+	a.return_pointer = reinterpret_cast<uintptr_t>(&hw);
+	a.return_size = sizeof(hw);
+	if (hl_info(fd, &a) == 0 && hw.device_mem_alloc_default_page_size)
+		return hw.device_mem_alloc_default_page_size;
+	return 4096;
+}
+
 }  // namespace
 
 extern "C" hlthunk_public uint64_t hlthunk_device_memory_alloc(
@@ -38,8 +65,12 @@ extern "C" hlthunk_public uint64_t hlthunk_device_memory_alloc(
 	if (mem_ioctl(fd, &a, "allocating device memory") < 0)
 		return 0;
 	// Mappings cover whole pages, and dma-bufs are exported page-aligned.
-	uint64_t page = page_size ? page_size : 4096;
-	LibState::get().note_alloc(fd, a.out.handle, (size + page - 1) / page * page);
+	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	if (n) {
+		uint64_t page = alloc_page_size(fd, page_size);
+		st.note_alloc(n->dev, a.out.handle, (size + page - 1) / page * page);
+	}
 	return a.out.handle;
 }
 
@@ -53,8 +84,10 @@ extern "C" hlthunk_public int hlthunk_device_memory_free(int fd, uint64_t handle
 	if (rc < 0)
 		return rc;
 	auto &st = LibState::get();
-	st.regs().remove_handle(fd, handle);
-	st.forget_alloc(fd, handle);
+	if (auto n = st.node_of(fd)) {
+		st.regs().remove_handle(n->dev, handle);
+		st.forget_alloc(n->dev, handle);
+	}
 	return 0;
 }
 
@@ -71,12 +104,25 @@ extern "C" hlthunk_public uint64_t hlthunk_device_memory_map(int fd,
 		return 0;
 	uint64_t va = a.out.device_virt_addr;
 	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	if (!n)
+		return va;
 	// Allocations made by another library instance (or before fork by a
 	// handle we never saw) have no known size: such a mapping is usable
-	// by everything but the channel calls.
-	if (auto size = st.alloc_size(fd, handle))
-		(void)st.regs().add({fd, va, *size, MappingKind::Device, handle,
-				     0, 0});
+	// by everything but the channel calls, and what the cache remembered
+	// at that address is stale all the same.
+	auto size = st.alloc_size(n->dev, handle);
+	if (!size) {
+		st.regs().evict(n->dev, va, 1);
+		return va;
+	}
+	auto added = st.regs().add({n->dev, va, *size, MappingKind::Device,
+				    handle, 0, 0, fd, n->file});
+	if (!added) {
+		(void)unmap_ioctl(fd, va);
+		c_fail(Op::DeviceIoctl, "recording a device mapping", added.error());
+		return 0;
+	}
 	return va;
 }
 
@@ -95,23 +141,51 @@ extern "C" hlthunk_public uint64_t hlthunk_host_memory_map(int fd,
 	if (mem_ioctl(fd, &a, "mapping host memory") < 0)
 		return 0;
 	uint64_t va = a.out.device_virt_addr;
-	(void)LibState::get().regs().add(
-		{fd, va, host_size, MappingKind::Host, 0,
-		 reinterpret_cast<uintptr_t>(host_virt_addr), 0});
+	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	if (!n)
+		return va;
+	// Registered now (inside add), so the registration pins the pages the
+	// driver just pinned; if /dev/hl_ipc cannot register them, the mapping
+	// still serves DMA and copies on it report why.
+	auto added = st.regs().add({n->dev, va, host_size, MappingKind::Host, 0,
+				    reinterpret_cast<uintptr_t>(host_virt_addr), 0,
+				    fd, n->file});
+	if (!added) {
+		(void)unmap_ioctl(fd, va);
+		c_fail(Op::DeviceIoctl, "recording a host mapping", added.error());
+		return 0;
+	}
 	return va;
 }
 
 extern "C" hlthunk_public int hlthunk_memory_unmap(int fd,
 						   uint64_t device_virt_addr)
 {
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_UNMAP;
-	a.in.unmap.device_virt_addr = device_virt_addr;
-	int rc = mem_ioctl(fd, &a, "unmapping device memory");
-	if (rc < 0)
-		return rc;
-	LibState::get().regs().remove_mapping(fd, device_virt_addr);
+	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	std::optional<MappingDesc> dropped;
+	// Device memory: the driver refuses to unmap memory that is exported,
+	// and the cache's registration holds an export.  Let go of it first,
+	// and put the mapping back if the driver still refuses.  Host memory
+	// is not exported: drop it only once unmapped, so a failed unmap never
+	// has to pin its pages again.
+	if (n) {
+		auto d = st.regs().lookup(n->dev, device_virt_addr);
+		if (d && d->va == device_virt_addr && d->kind == MappingKind::Device)
+			dropped = st.regs().remove_mapping(n->dev, device_virt_addr);
+	}
+	int rc = unmap_ioctl(fd, device_virt_addr);
+	if (rc < 0) {
+		if (dropped)
+			(void)st.regs().add(*dropped);
+		return c_fail(Op::DeviceIoctl, "unmapping device memory", rc);
+	}
+	if (n && !dropped) {
+		auto d = st.regs().lookup(n->dev, device_virt_addr);
+		if (d && d->va == device_virt_addr && d->kind != MappingKind::Imported)
+			st.regs().remove_mapping(n->dev, device_virt_addr);
+	}
 	return 0;
 }
 
