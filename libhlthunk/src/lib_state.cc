@@ -142,6 +142,21 @@ Result<int> LibState::ipc_fd()
 	return fd;
 }
 
+Result<uint32_t> LibState::max_batch()
+{
+	uint32_t n = max_batch_.load(std::memory_order_relaxed);
+	if (n)
+		return n;
+	auto fd = ipc_fd();
+	if (!fd)
+		return Err{fd.error()};
+	auto i = ipc::info(*fd);
+	if (!i)
+		return Err{i.error()};
+	max_batch_.store(i->max_batch, std::memory_order_relaxed);
+	return i->max_batch;
+}
+
 Result<FdNode> LibState::node_of(int fd)
 {
 	auto id = file_id(fd);
@@ -248,6 +263,7 @@ void LibState::atfork_child()
 	int fd = s.ipc_fd_.exchange(-1);
 	if (fd >= 0)
 		::close(fd);  // the parent's context lives on in the parent
+	s.max_batch_ = 0;
 	s.regs_.reset_after_fork();
 	s.channels_.forget_all();
 }

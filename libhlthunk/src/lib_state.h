@@ -37,6 +37,8 @@ public:
 	Result<int> ipc_fd();
 	// The fd if already open, else -1 (no locking, for the copy path).
 	int ipc_fd_fast() const { return ipc_fd_.load(std::memory_order_acquire); }
+	// Copies the kernel accepts in one batch (asked once).
+	Result<uint32_t> max_batch();
 
 	// The node fd is open on: fstat() now, then what the device number is
 	// (looked up once per device number).  -EBADF for a closed fd,
@@ -70,6 +72,7 @@ private:
 
 	std::mutex ipc_mu_;
 	std::atomic<int> ipc_fd_{-1};
+	std::atomic<uint32_t> max_batch_{0};
 
 	std::mutex mu_;  // plain: see RegistrationCache::mu_
 	std::map<uint64_t, FdNode> by_rdev_;  // file left empty

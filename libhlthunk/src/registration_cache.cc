@@ -38,7 +38,8 @@ Result<std::shared_ptr<UniqueFd>> RegistrationCache::anchor_for(Space &s, int fd
 		dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup < 0)
 		return errno_err();
-	auto a = std::make_shared<UniqueFd>(dup);
+	UniqueFd owned(dup);  // closed if what follows throws
+	auto a = std::make_shared<UniqueFd>(std::move(owned));
 	s.anchor = a;
 	return a;
 }
@@ -68,7 +69,13 @@ Result<std::shared_ptr<Registration>> RegistrationCache::make_registration(
 	auto cookie = register_(d, fd, access);
 	if (!cookie)
 		return Err{cookie.error()};
-	return std::make_shared<Registration>(*cookie, deregister_, std::move(*a));
+	try {
+		return std::make_shared<Registration>(*cookie, deregister_,
+						      std::move(*a));
+	} catch (...) {
+		deregister_(*cookie);
+		throw;
+	}
 }
 
 Result<void> RegistrationCache::add(const MappingDesc &d)
