@@ -168,6 +168,19 @@ hlthunk_public int hlthunk_device_mapped_memory_export_dmabuf_fd(int fd,
 							uint64_t offset,
 							uint32_t flags);
 
+/* Exports the whole pages of device memory that hold [addr, addr + size),
+ * where addr is any address inside a mapping made by
+ * hlthunk_device_memory_map through this library; *offset receives the
+ * place of addr in the new dma-buf.  Returns the dma-buf fd or a negative
+ * errno: -EFAULT when no device-memory mapping of fd holds addr, -ERANGE
+ * when the range runs past its end or wraps, -EINVAL for size 0, a NULL
+ * offset or a mapping of host memory.  flags as above. */
+hlthunk_public int hlthunk_device_memory_export_dmabuf_range(int fd,
+							uint64_t addr,
+							uint64_t size,
+							uint32_t flags,
+							uint64_t *offset);
+
 /* ---- Command submission ----------------------------------------------- */
 
 hlthunk_public int hlthunk_request_command_buffer(int fd, uint32_t cb_size,

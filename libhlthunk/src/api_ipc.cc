@@ -191,17 +191,14 @@ extern "C" hlthunk_public int hlthunk_ipc_register_device_range(
 		a.in.export_dmabuf_fd.addr = d->va;
 		a.in.export_dmabuf_fd.mem_size = end - first;
 		a.in.export_dmabuf_fd.offset = first;
-		// The caller's fd if it is the compute context, else the one the
-		// memory was mapped on, if it still is.
-		int export_fd = fd;
-		int rc = hl_memory(fd, &a);
-		if (rc == -ENOTTY) {
-			auto o = st.node_of(d->fd);
-			if (o && o->file == d->file) {
-				export_fd = d->fd;
-				rc = hl_memory(d->fd, &a);
-			}
-		}
+		// Through the memory's compute context (fd may be a control
+		// node of the device).
+		std::shared_ptr<UniqueFd> keep;
+		auto cfd = st.regs().context_fd(*d, fd, &keep);
+		if (!cfd)
+			return c_fail(Op::Register, what, cfd.error());
+		int export_fd = *cfd;
+		int rc = hl_memory(export_fd, &a);
 		if (rc < 0)
 			return c_fail(Op::Register, what, rc);
 		UniqueFd dmabuf(a.out.fd);

@@ -44,29 +44,43 @@ Result<std::shared_ptr<UniqueFd>> RegistrationCache::anchor_for(Space &s, int fd
 	return a;
 }
 
+Result<int> RegistrationCache::pick_context_fd(Space &s, const MappingDesc &d,
+					      int call_fd)
+{
+	// The anchor if one is held (it is the context), else the caller's
+	// fd or the mapping's own, each only if it still is the node the
+	// mapping was made on.
+	if (auto anchor = s.anchor.lock())
+		return anchor->get();
+	if (call_fd >= 0 && verify_(call_fd, d.file) == 0)
+		return call_fd;
+	if (verify_(d.fd, d.file) == 0)
+		return d.fd;
+	return Err{-EBADF};
+}
+
+Result<int> RegistrationCache::context_fd(const MappingDesc &d, int call_fd,
+					  std::shared_ptr<UniqueFd> *keep)
+{
+	std::lock_guard<std::mutex> l(mu_);
+	Space &s = spaces_[d.dev];
+	*keep = s.anchor.lock();
+	return pick_context_fd(s, d, call_fd);
+}
+
 Result<std::shared_ptr<Registration>> RegistrationCache::make_registration(
 	std::unique_lock<std::mutex> &, const RegionPtr &r, int call_fd,
 	Access access)
 {
 	const MappingDesc &d = r->desc;
 	Space &s = spaces_[d.dev];
-	// The context to export from: the anchor if one is held (it is the
-	// context), else the caller's fd or the mapping's own, each only if it
-	// still is the node the mapping was made on.
-	int fd = -1;
-	auto anchor = s.anchor.lock();
-	if (anchor)
-		fd = anchor->get();
-	else if (call_fd >= 0 && verify_(call_fd, d.file) == 0)
-		fd = call_fd;
-	else if (verify_(d.fd, d.file) == 0)
-		fd = d.fd;
-	else
-		return Err{-EBADF};
-	auto a = anchor_for(s, fd);
+	auto fd = pick_context_fd(s, d, call_fd);
+	if (!fd)
+		return Err{fd.error()};
+	auto a = anchor_for(s, *fd);
 	if (!a)
 		return Err{a.error()};
-	auto cookie = register_(d, fd, access);
+	auto cookie = register_(d, *fd, access);
 	if (!cookie)
 		return Err{cookie.error()};
 	try {

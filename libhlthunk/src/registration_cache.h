@@ -127,6 +127,12 @@ public:
 				 uint64_t len, Access access);
 	// The mapping holding addr, without registering it.
 	Result<MappingDesc> lookup(DeviceKey dev, uint64_t addr) const;
+	// An fd of the compute context mapping d lives in, to export from:
+	// the anchor if one is held (*keep then holds it while the fd is
+	// used), else call_fd or d's own fd if still d's node.  -EBADF if
+	// none is.
+	Result<int> context_fd(const MappingDesc &d, int call_fd,
+			       std::shared_ptr<UniqueFd> *keep);
 
 	// Invalidation.  Each returns what it dropped; dropping releases the
 	// cache's hold on the registrations (they end once no call holds
@@ -177,6 +183,7 @@ private:
 		std::unique_lock<std::mutex> &l, const RegionPtr &r, int call_fd,
 		Access access);
 	Result<std::shared_ptr<UniqueFd>> anchor_for(Space &s, int fd);
+	Result<int> pick_context_fd(Space &s, const MappingDesc &d, int call_fd);
 
 	std::atomic<uint64_t> gen_{1};
 	Registrar register_;

@@ -69,6 +69,19 @@ void DeviceBuffer::forget()
 	fd_ = -1;
 }
 
+int DeviceBuffer::try_reset()
+{
+	reset_view();
+	if (va_) {
+		int rc = hlthunk_memory_unmap(fd_, va_);
+		if (rc)
+			return rc;
+		va_ = 0;
+	}
+	reset();
+	return 0;
+}
+
 void DeviceBuffer::reset()
 {
 	reset_view();

@@ -32,6 +32,9 @@ public:
 	int fd() const { return fd_; }
 	unsigned char *cpu() const { return view_.bytes(); }
 	void reset();
+	// Like reset(), but stops at a failed unmap (the driver refuses to
+	// unmap exported memory) and returns its -errno, keeping the buffer.
+	int try_reset();
 	// Drops the CPU view and its dma-buf, keeping the device mapping.
 	void reset_view();
 	// Forgets the memory without unmapping or freeing it (its fd was
