@@ -118,6 +118,7 @@ struct sim_va {
 	u64 data_len;			/* bytes the user may address */
 	struct sim_bo *bo;		/* reference */
 	int handle;			/* ALLOC handle, 0 for userptr */
+	unsigned int export_count;	/* live dma-bufs: UNMAP refused */
 };
 
 /* An ALLOC handle. */
@@ -137,6 +138,7 @@ struct sim_cb {
 /* Per-open state.  A control open has only sdev and control set. */
 struct sim_ctx {
 	struct sim_device *sdev;
+	struct file *file;		/* the open this context belongs to */
 	bool control;
 
 	struct mutex lock;		/* everything below except CS state */
@@ -168,7 +170,8 @@ struct sim_va *sim_va_find(struct sim_ctx *ctx, u64 addr, u64 len);
 void sim_mem_ctx_fini(struct sim_ctx *ctx);
 
 /* sim_dmabuf.c */
-int sim_dmabuf_export(struct sim_bo *bo, u64 offset, u64 size, u32 flags);
+int sim_dmabuf_export(struct sim_ctx *ctx, struct sim_va *va, u64 offset,
+		      u64 size, u32 flags);
 
 /* sim_cb.c */
 int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args);

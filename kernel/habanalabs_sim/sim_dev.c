@@ -204,6 +204,7 @@ static int sim_open(struct inode *inode, struct file *file)
 		sim_stat_inc(SIM_STAT_CTX);
 	}
 
+	ctx->file = file;
 	file->private_data = ctx;
 	/* Device memory is not a file: no seeking, no read or write. */
 	return nonseekable_open(inode, file);

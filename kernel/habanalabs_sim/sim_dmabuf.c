@@ -4,9 +4,11 @@
  *
  * Unlike the real Gaudi exporter (peer-to-peer only), these dma-bufs are
  * ordinary pages: importers may map them to an sg table, vmap them or
- * mmap them, and userspace may mmap the fd.  Each dma-buf holds its own
- * reference on the backing object, so the memory outlives FREE and its
- * owner's exit until the last dma-buf reference is gone.
+ * mmap them, and userspace may mmap the fd.  As with the real driver, a
+ * dma-buf keeps its mapping in place (UNMAP is refused, so FREE is too)
+ * and holds the compute file it was exported from, so the context is
+ * released only after the last dma-buf; it also holds its own reference
+ * on the backing object.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
@@ -22,6 +24,8 @@
 #include "sim.h"
 
 struct sim_dmabuf {
+	struct sim_ctx *ctx;		/* kept alive by a reference on its file */
+	struct sim_va *va;		/* export_count held */
 	struct sim_bo *bo;		/* reference */
 	unsigned long first;		/* first page of bo */
 	unsigned long npages;
@@ -65,11 +69,23 @@ static void sim_dmabuf_unmap(struct dma_buf_attachment *attach,
 	sim_stat_dec(SIM_STAT_DMABUF_ATTACH);
 }
 
+/* Drops an export count taken in sim_mem_export(). */
+static void sim_dmabuf_uncount(struct sim_ctx *ctx, struct sim_va *va)
+{
+	mutex_lock(&ctx->lock);
+	va->export_count--;
+	mutex_unlock(&ctx->lock);
+}
+
 static void sim_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct sim_dmabuf *sbuf = dmabuf->priv;
+	struct sim_ctx *ctx = sbuf->ctx;
 
+	sim_dmabuf_uncount(ctx, sbuf->va);
 	sim_bo_put(sbuf->bo);
+	/* Last: this may release the context. */
+	fput(ctx->file);
 	kfree(sbuf);
 	sim_stat_dec(SIM_STAT_DMABUF);
 }
@@ -150,19 +166,29 @@ static const struct dma_buf_ops sim_dmabuf_ops = {
 	.end_cpu_access = sim_dmabuf_end_cpu,
 };
 
-/* Returns the new fd, or a negative errno. */
-int sim_dmabuf_export(struct sim_bo *bo, u64 offset, u64 size, u32 flags)
+/*
+ * Returns the new fd, or a negative errno.  The caller has counted the
+ * export on va (under ctx->lock, so va stays mapped); the count belongs to
+ * the dma-buf from here on, or is dropped on failure.
+ */
+int sim_dmabuf_export(struct sim_ctx *ctx, struct sim_va *va, u64 offset,
+		      u64 size, u32 flags)
 {
+	struct sim_bo *bo = va->bo;
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
 	struct sim_dmabuf *sbuf;
 	struct dma_buf *dmabuf;
 	int fd;
 
 	sbuf = kzalloc(sizeof(*sbuf), GFP_KERNEL);
-	if (!sbuf)
+	if (!sbuf) {
+		sim_dmabuf_uncount(ctx, va);
 		return -ENOMEM;
+	}
 	sim_bo_get(bo);
 	sbuf->bo = bo;
+	sbuf->ctx = ctx;
+	sbuf->va = va;
 	sbuf->first = offset >> PAGE_SHIFT;
 	sbuf->npages = size >> PAGE_SHIFT;
 
@@ -174,12 +200,14 @@ int sim_dmabuf_export(struct sim_bo *bo, u64 offset, u64 size, u32 flags)
 	if (IS_ERR(dmabuf)) {
 		sim_bo_put(bo);
 		kfree(sbuf);
+		sim_dmabuf_uncount(ctx, va);
 		return PTR_ERR(dmabuf);
 	}
+	get_file(ctx->file);
 	sim_stat_inc(SIM_STAT_DMABUF);
 
 	fd = dma_buf_fd(dmabuf, flags & O_CLOEXEC);
 	if (fd < 0)
-		dma_buf_put(dmabuf);	/* frees sbuf and its reference */
+		dma_buf_put(dmabuf);	/* the release drops all it holds */
 	return fd;
 }

@@ -433,7 +433,11 @@ static int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
 		mutex_unlock(&ctx->lock);
 		return -EINVAL;
 	}
-	/* Unlike the real driver, exported memory may be unmapped. */
+	/* As the real driver: exported memory stays mapped. */
+	if (va->export_count) {
+		mutex_unlock(&ctx->lock);
+		return -EINVAL;
+	}
 	sim_va_destroy(ctx, va);
 	mutex_unlock(&ctx->lock);
 	return 0;
@@ -445,8 +449,6 @@ static int sim_mem_export(struct sim_ctx *ctx, struct hl_mem_in *in)
 	u64 size = in->export_dmabuf_fd.mem_size;
 	u64 offset = in->export_dmabuf_fd.offset;
 	struct sim_va *va;
-	struct sim_bo *bo;
-	int fd;
 
 	if (in->flags & ~(O_ACCMODE | O_CLOEXEC))
 		return -EINVAL;
@@ -463,13 +465,14 @@ static int sim_mem_export(struct sim_ctx *ctx, struct hl_mem_in *in)
 		mutex_unlock(&ctx->lock);
 		return -EINVAL;
 	}
-	bo = va->bo;
-	sim_bo_get(bo);
+	/*
+	 * As the real driver: the mapping cannot be unmapped while exported,
+	 * and the dma-buf holds this open, so the context outlives it.
+	 */
+	va->export_count++;
 	mutex_unlock(&ctx->lock);
 
-	fd = sim_dmabuf_export(bo, offset, size, in->flags);
-	sim_bo_put(bo);
-	return fd;
+	return sim_dmabuf_export(ctx, va, offset, size, in->flags);
 }
 
 int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
@@ -526,8 +529,11 @@ void sim_mem_ctx_fini(struct sim_ctx *ctx)
 	int id;
 
 	mutex_lock(&ctx->lock);
-	list_for_each_entry_safe(va, tmp, &ctx->vas, node)
+	/* Exported dma-bufs hold the file: none can be left at release. */
+	list_for_each_entry_safe(va, tmp, &ctx->vas, node) {
+		WARN_ON(va->export_count);
 		sim_va_destroy(ctx, va);
+	}
 	idr_for_each_entry(&ctx->allocs, alloc, id) {
 		idr_remove(&ctx->allocs, id);
 		sim_bo_put(alloc->bo);

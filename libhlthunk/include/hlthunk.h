@@ -247,14 +247,27 @@ hlthunk_public int hlthunk_ipc_register_dmabuf(int dmabuf_fd, int dev_fd,
 hlthunk_public int hlthunk_ipc_register_host(void *addr, uint64_t size,
 					uint32_t access,
 					hlthunk_ipc_cookie *cookie);
-/* Registers device memory named by a VA of hlthunk_device_memory_map.
- * The whole allocation is exported and registered once (cached); the
- * cookie returned names that allocation, *offset the place of addr in it.
- * The cookie stays valid until the memory is unmapped or freed. */
+/* Registers device memory named by a VA of hlthunk_device_memory_map, for
+ * reading and writing by processes of the same user.  The whole allocation
+ * is exported and registered once (cached); the cookie returned names that
+ * allocation, *offset the place of addr in it.  The cookie stays valid
+ * until the memory is unmapped or freed, or the cookie is deregistered. */
 hlthunk_public int hlthunk_ipc_register_device_memory(int fd, uint64_t addr,
 					hlthunk_ipc_cookie *cookie,
 					uint64_t *offset, uint64_t *size);
-/* Ends a registration of hlthunk_ipc_register_dmabuf/_host. */
+/* Registers [addr, addr + size) of mapped device memory (widened to whole
+ * pages) with exactly the access asked (HLTHUNK_IPC_ACCESS_*; reading is
+ * always granted).  The registration is the caller's: not cached, ended by
+ * hlthunk_ipc_deregister, and until then the memory cannot be unmapped
+ * (the driver refuses to unmap exported memory).  *offset receives the
+ * place of addr in the registered range. */
+hlthunk_public int hlthunk_ipc_register_device_range(int fd, uint64_t addr,
+					uint64_t size, uint32_t access,
+					hlthunk_ipc_cookie *cookie,
+					uint64_t *offset);
+/* Ends a registration.  A cookie of hlthunk_ipc_register_device_memory is
+ * dropped from the library's cache too (the memory is registered again,
+ * under a new cookie, when next used). */
 hlthunk_public int hlthunk_ipc_deregister(hlthunk_ipc_cookie cookie);
 
 /* Checks that a peer's cookie is usable here and gives it a device VA in

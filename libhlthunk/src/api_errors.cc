@@ -6,12 +6,14 @@
 namespace hlthunk {
 
 namespace {
-thread_local std::string last_error;
+// A fixed buffer: recording a failure must not itself fail (it runs while
+// an entry point reports running out of memory).
+thread_local char last_error[512];
 }
 
-void set_last_error(Op op, const std::string &what, int err)
+void set_last_error(Op op, const char *what, int err) noexcept
 {
-	last_error = describe_failure(op, what, err);
+	format_failure(last_error, sizeof(last_error), op, what, err);
 }
 
 }  // namespace hlthunk
@@ -25,5 +27,5 @@ extern "C" hlthunk_public const char *hlthunk_ipc_strerror(int err)
 
 extern "C" hlthunk_public const char *hlthunk_ipc_last_error(void)
 {
-	return last_error.c_str();
+	return last_error;
 }

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "c_return.h"
+#include "dev_ioctl.h"
 #include "hlthunk.h"
 #include "lib_state.h"
 
@@ -22,35 +24,53 @@ constexpr const char *kWhat = "exporting a device memory range as a dma-buf";
 extern "C" hlthunk_public int hlthunk_device_memory_export_dmabuf_range(
 	int fd, uint64_t addr, uint64_t size, uint32_t flags, uint64_t *offset)
 {
-	if (!offset || size == 0)
-		return c_fail(Op::Generic, kWhat, -EINVAL);
-	if (addr + size < addr)
-		return c_fail(Op::Generic, kWhat, -ERANGE);
+	return c_entry("hlthunk_device_memory_export_dmabuf_range", [&]() -> int {
+		if (!offset || size == 0)
+			return c_fail(Op::Generic, kWhat, -EINVAL);
+		if (addr + size < addr)
+			return c_fail(Op::Generic, kWhat, -ERANGE);
 
-	auto m = LibState::get().regs().lookup(fd, addr);
-	if (!m)
-		return c_fail(Op::Generic, kWhat, m.error());
-	if (m->kind != MappingKind::Device)
-		return c_fail(Op::Generic, kWhat, -EINVAL);
+		auto &st = LibState::get();
+		auto n = st.node_of(fd);
+		if (!n)
+			return c_fail(Op::Generic, kWhat, n.error());
+		auto m = st.regs().lookup(n->dev, addr);
+		if (!m)
+			return c_fail(Op::Generic, kWhat, m.error());
+		if (m->kind != MappingKind::Device)
+			return c_fail(Op::Generic, kWhat, -EINVAL);
 
-	const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-	const uint64_t rel = addr - m->va;
-	if (size > m->size - rel)
-		return c_fail(Op::Generic, kWhat, -ERANGE);
-	const uint64_t first = rel / page * page;
-	const uint64_t end = (rel + size + page - 1) / page * page;
-	if (end > m->size)
-		return c_fail(Op::Generic, kWhat, -ERANGE);
+		const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+		const uint64_t rel = addr - m->va;
+		if (size > m->size - rel)
+			return c_fail(Op::Generic, kWhat, -ERANGE);
+		const uint64_t first = rel / page * page;
+		const uint64_t end = (rel + size + page - 1) / page * page;
+		if (end > m->size)
+			return c_fail(Op::Generic, kWhat, -ERANGE);
 
-	int dmabuf = hlthunk_device_mapped_memory_export_dmabuf_fd(
-		fd, m->va, end - first, first, flags);
-	if (dmabuf < 0) {
-		// Unmapped by another thread since the lookup: say so, as if
-		// the lookup had come later.
-		if (!LibState::get().regs().lookup(fd, addr))
-			return c_fail(Op::Generic, kWhat, -EFAULT);
-		return dmabuf;  // errno and the last error are set
-	}
-	*offset = rel - first;
-	return dmabuf;
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+		a.in.flags = flags;
+		a.in.export_dmabuf_fd.addr = m->va;
+		a.in.export_dmabuf_fd.mem_size = end - first;
+		a.in.export_dmabuf_fd.offset = first;
+		// Through the memory's compute context (fd may be a control
+		// node of the device).
+		std::shared_ptr<UniqueFd> keep;
+		auto cfd = st.regs().context_fd(*m, fd, &keep);
+		if (!cfd)
+			return c_fail(Op::Generic, kWhat, cfd.error());
+		int rc = hl_memory(*cfd, &a);
+		if (rc < 0) {
+			// Unmapped by another thread since the lookup: say so, as
+			// if the lookup had come later.
+			if (!st.regs().lookup(n->dev, addr))
+				return c_fail(Op::Generic, kWhat, -EFAULT);
+			return c_fail(Op::DeviceIoctl, kWhat, rc);
+		}
+		*offset = rel - first;
+		return a.out.fd;
+	});
 }

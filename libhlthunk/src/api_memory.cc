@@ -23,61 +23,129 @@ int mem_ioctl(int fd, union hl_mem_args *a, const char *what)
 	return rc;
 }
 
-}  // namespace
-
-extern "C" hlthunk_public uint64_t hlthunk_device_memory_alloc(
-	int fd, uint64_t size, uint64_t page_size, bool contiguous, bool shared)
-{
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_ALLOC;
-	a.in.alloc.mem_size = size;
-	a.in.alloc.page_size = page_size;
-	a.in.flags = (contiguous ? HL_MEM_CONTIGUOUS : 0) |
-		     (shared ? HL_MEM_SHARED : 0);
-	if (mem_ioctl(fd, &a, "allocating device memory") < 0)
-		return 0;
-	// Mappings cover whole pages, and dma-bufs are exported page-aligned.
-	uint64_t page = page_size ? page_size : 4096;
-	LibState::get().note_alloc(fd, a.out.handle, (size + page - 1) / page * page);
-	return a.out.handle;
-}
-
-extern "C" hlthunk_public int hlthunk_device_memory_free(int fd, uint64_t handle)
+int free_ioctl(int fd, uint64_t handle)
 {
 	union hl_mem_args a;
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_FREE;
 	a.in.free.handle = handle;
-	int rc = mem_ioctl(fd, &a, "freeing device memory");
-	if (rc < 0)
-		return rc;
-	auto &st = LibState::get();
-	st.regs().remove_handle(fd, handle);
-	st.forget_alloc(fd, handle);
-	return 0;
+	return hl_memory(fd, &a);
+}
+
+int unmap_ioctl(int fd, uint64_t va)
+{
+	union hl_mem_args a;
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_UNMAP;
+	a.in.unmap.device_virt_addr = va;
+	return hl_memory(fd, &a);
+}
+
+// The page size an allocation is rounded up to: the one asked for, else
+// the device's default (as the driver does).
+uint64_t alloc_page_size(int fd, uint64_t page_size)
+{
+	if (page_size)
+		return page_size;
+	struct hl_info_hw_ip_info hw;
+	struct hl_info_args a;
+	memset(&hw, 0, sizeof(hw));
+	memset(&a, 0, sizeof(a));
+	a.op = HL_INFO_HW_IP_INFO;
+	a.return_pointer = reinterpret_cast<uintptr_t>(&hw);
+	a.return_size = sizeof(hw);
+	if (hl_info(fd, &a) == 0 && hw.device_mem_alloc_default_page_size)
+		return hw.device_mem_alloc_default_page_size;
+	return 4096;
+}
+
+}  // namespace
+
+extern "C" hlthunk_public uint64_t hlthunk_device_memory_alloc(
+	int fd, uint64_t size, uint64_t page_size, bool contiguous, bool shared)
+{
+	return c_entry_value<uint64_t>(0, "hlthunk_device_memory_alloc", [&]() -> uint64_t {
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_ALLOC;
+		a.in.alloc.mem_size = size;
+		a.in.alloc.page_size = page_size;
+		a.in.flags = (contiguous ? HL_MEM_CONTIGUOUS : 0) |
+			     (shared ? HL_MEM_SHARED : 0);
+		if (mem_ioctl(fd, &a, "allocating device memory") < 0)
+			return 0;
+		uint64_t handle = a.out.handle;
+		Undo undo([&] { free_ioctl(fd, handle); });
+		// Mappings cover whole pages, and dma-bufs are exported
+		// page-aligned.
+		auto &st = LibState::get();
+		if (auto n = st.node_of(fd)) {
+			uint64_t page = alloc_page_size(fd, page_size);
+			st.note_alloc(n->dev, handle, (size + page - 1) / page * page);
+		}
+		undo.dismiss();
+		return handle;
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_device_memory_free(int fd, uint64_t handle)
+{
+	return c_entry("hlthunk_device_memory_free", [&]() -> int {
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_FREE;
+		a.in.free.handle = handle;
+		int rc = mem_ioctl(fd, &a, "freeing device memory");
+		if (rc < 0)
+			return rc;
+		auto &st = LibState::get();
+		if (auto n = st.node_of(fd)) {
+			st.regs().remove_handle(n->dev, handle);
+			st.forget_alloc(n->dev, handle);
+		}
+		return 0;
+	});
 }
 
 extern "C" hlthunk_public uint64_t hlthunk_device_memory_map(int fd,
 							     uint64_t handle,
 							     uint64_t hint_addr)
 {
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_MAP;
-	a.in.map_device.handle = handle;
-	a.in.map_device.hint_addr = hint_addr;
-	if (mem_ioctl(fd, &a, "mapping device memory") < 0)
-		return 0;
-	uint64_t va = a.out.device_virt_addr;
-	auto &st = LibState::get();
-	// Allocations made by another library instance (or before fork by a
-	// handle we never saw) have no known size: such a mapping is usable
-	// by everything but the channel calls.
-	if (auto size = st.alloc_size(fd, handle))
-		(void)st.regs().add({fd, va, *size, MappingKind::Device, handle,
-				     0, 0});
-	return va;
+	return c_entry_value<uint64_t>(0, "hlthunk_device_memory_map", [&]() -> uint64_t {
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_MAP;
+		a.in.map_device.handle = handle;
+		a.in.map_device.hint_addr = hint_addr;
+		if (mem_ioctl(fd, &a, "mapping device memory") < 0)
+			return 0;
+		uint64_t va = a.out.device_virt_addr;
+		Undo undo([&] { (void)unmap_ioctl(fd, va); });
+		auto &st = LibState::get();
+		auto n = st.node_of(fd);
+		if (!n) {
+			undo.dismiss();
+			return va;
+		}
+		// Allocations made by another library instance (or before fork
+		// by a handle we never saw) have no known size: such a mapping
+		// is usable by everything but the channel calls, and what the
+		// cache remembered at that address is stale all the same.
+		auto size = st.alloc_size(n->dev, handle);
+		if (!size) {
+			st.regs().evict(n->dev, va, 1);
+			undo.dismiss();
+			return va;
+		}
+		auto added = st.regs().add({n->dev, va, *size, MappingKind::Device,
+					    handle, 0, 0, fd, n->file});
+		if (!added) {
+			c_fail(Op::DeviceIoctl, "recording a device mapping", added.error());
+			return 0;
+		}
+		undo.dismiss();
+		return va;
+	});
 }
 
 extern "C" hlthunk_public uint64_t hlthunk_host_memory_map(int fd,
@@ -85,57 +153,103 @@ extern "C" hlthunk_public uint64_t hlthunk_host_memory_map(int fd,
 							   uint64_t hint_addr,
 							   uint64_t host_size)
 {
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_MAP;
-	a.in.flags = HL_MEM_USERPTR;
-	a.in.map_host.host_virt_addr = reinterpret_cast<uintptr_t>(host_virt_addr);
-	a.in.map_host.hint_addr = hint_addr;
-	a.in.map_host.mem_size = host_size;
-	if (mem_ioctl(fd, &a, "mapping host memory") < 0)
-		return 0;
-	uint64_t va = a.out.device_virt_addr;
-	(void)LibState::get().regs().add(
-		{fd, va, host_size, MappingKind::Host, 0,
-		 reinterpret_cast<uintptr_t>(host_virt_addr), 0});
-	return va;
+	return c_entry_value<uint64_t>(0, "hlthunk_host_memory_map", [&]() -> uint64_t {
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_MAP;
+		a.in.flags = HL_MEM_USERPTR;
+		a.in.map_host.host_virt_addr = reinterpret_cast<uintptr_t>(host_virt_addr);
+		a.in.map_host.hint_addr = hint_addr;
+		a.in.map_host.mem_size = host_size;
+		if (mem_ioctl(fd, &a, "mapping host memory") < 0)
+			return 0;
+		uint64_t va = a.out.device_virt_addr;
+		Undo undo([&] { (void)unmap_ioctl(fd, va); });
+		auto &st = LibState::get();
+		auto n = st.node_of(fd);
+		if (!n) {
+			undo.dismiss();
+			return va;
+		}
+		// Registered now (inside add), so the registration pins the
+		// pages the driver just pinned; if /dev/hl_ipc cannot register
+		// them, the mapping still serves DMA and copies on it say why.
+		auto added = st.regs().add({n->dev, va, host_size, MappingKind::Host,
+					    0, reinterpret_cast<uintptr_t>(host_virt_addr),
+					    0, fd, n->file});
+		if (!added) {
+			c_fail(Op::DeviceIoctl, "recording a host mapping", added.error());
+			return 0;
+		}
+		undo.dismiss();
+		return va;
+	});
 }
 
 extern "C" hlthunk_public int hlthunk_memory_unmap(int fd,
 						   uint64_t device_virt_addr)
 {
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_UNMAP;
-	a.in.unmap.device_virt_addr = device_virt_addr;
-	int rc = mem_ioctl(fd, &a, "unmapping device memory");
-	if (rc < 0)
-		return rc;
-	LibState::get().regs().remove_mapping(fd, device_virt_addr);
-	return 0;
+	return c_entry("hlthunk_memory_unmap", [&]() -> int {
+		auto &st = LibState::get();
+		auto n = st.node_of(fd);
+		std::optional<MappingDesc> dropped;
+		// Device memory: the driver refuses to unmap memory that is exported,
+		// and the cache's registration holds an export.  Let go of it first,
+		// and put the mapping back if the driver still refuses.  Host memory
+		// is not exported: drop it only once unmapped, so a failed unmap never
+		// has to pin its pages again.
+		if (n) {
+			auto d = st.regs().lookup(n->dev, device_virt_addr);
+			if (d && d->va == device_virt_addr && d->kind == MappingKind::Device)
+				dropped = st.regs().remove_mapping(n->dev, device_virt_addr);
+		}
+		int rc = unmap_ioctl(fd, device_virt_addr);
+		if (rc < 0) {
+			if (dropped) {
+				// If even this fails, the mapping is only unknown
+				// to the channel calls (-EFAULT): report the
+				// driver's error all the same.
+				try {
+					(void)st.regs().add(*dropped);
+				} catch (...) {
+				}
+			}
+			return c_fail(Op::DeviceIoctl, "unmapping device memory", rc);
+		}
+		if (n && !dropped) {
+			auto d = st.regs().lookup(n->dev, device_virt_addr);
+			if (d && d->va == device_virt_addr && d->kind != MappingKind::Imported)
+				st.regs().remove_mapping(n->dev, device_virt_addr);
+		}
+		return 0;
+	});
 }
 
 extern "C" hlthunk_public int hlthunk_device_mapped_memory_export_dmabuf_fd(
 	int fd, uint64_t addr, uint64_t size, uint64_t offset, uint32_t flags)
 {
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-	a.in.flags = flags;
-	a.in.export_dmabuf_fd.addr = addr;
-	a.in.export_dmabuf_fd.mem_size = size;
-	a.in.export_dmabuf_fd.offset = offset;
-	int rc = mem_ioctl(fd, &a, "exporting device memory as a dma-buf");
-	if (rc < 0)
-		return rc;
-	return a.out.fd;
+	return c_entry("hlthunk_device_mapped_memory_export_dmabuf_fd", [&]() -> int {
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+		a.in.flags = flags;
+		a.in.export_dmabuf_fd.addr = addr;
+		a.in.export_dmabuf_fd.mem_size = size;
+		a.in.export_dmabuf_fd.offset = offset;
+		int rc = mem_ioctl(fd, &a, "exporting device memory as a dma-buf");
+		if (rc < 0)
+			return rc;
+		return a.out.fd;
+	});
 }
 
 extern "C" hlthunk_public int hlthunk_device_memory_export_dmabuf_fd(
 	int fd, uint64_t addr, uint64_t size, uint32_t flags)
 {
-	// On the devices of this generation the memory is named by its mapped
-	// device address (the driver's export takes a VA plus an offset).
-	return hlthunk_device_mapped_memory_export_dmabuf_fd(fd, addr, size, 0,
-							     flags);
+	return c_entry("hlthunk_device_memory_export_dmabuf_fd", [&]() -> int {
+		// On the devices of this generation the memory is named by its mapped
+		// device address (the driver's export takes a VA plus an offset).
+		return hlthunk_device_mapped_memory_export_dmabuf_fd(fd, addr, size, 0,
+								     flags);
+	});
 }

@@ -20,8 +20,14 @@ Result<uint32_t> ChannelCache::acquire(DeviceKey src, DeviceKey dst,
 	auto id = create_(src_fd, dst_fd);
 	if (!id)
 		return Err{id.error()};
-	by_pair_.emplace(key, Entry{*id, 1});
-	by_id_.emplace(*id, key);
+	try {
+		by_pair_.emplace(key, Entry{*id, 1});
+		by_id_.emplace(*id, key);
+	} catch (...) {
+		by_pair_.erase(key);
+		(void)destroy_(*id);
+		throw;
+	}
 	return *id;
 }
 

@@ -13,23 +13,10 @@
 #include <mutex>
 #include <utility>
 
+#include "device_key.h"
 #include "result.h"
 
 namespace hlthunk {
-
-// Identifies a device independently of which of its nodes an fd is open on.
-struct DeviceKey {
-	int kind;   // DeviceKind
-	int index;  // device index within its kind
-	bool operator<(const DeviceKey &o) const
-	{
-		return kind != o.kind ? kind < o.kind : index < o.index;
-	}
-	bool operator==(const DeviceKey &o) const
-	{
-		return kind == o.kind && index == o.index;
-	}
-};
 
 class ChannelCache {
 public:

@@ -130,12 +130,17 @@ Result<DeviceNode> node_of_fd(int fd)
 		return errno_err();
 	if (!S_ISCHR(st.st_mode))
 		return Err{-ENOTTY};
+	return node_of_devnum(st.st_rdev);
+}
+
+Result<DeviceNode> node_of_devnum(uint64_t rdev)
+{
 	std::lock_guard<std::mutex> l(udev_mu);
 	UdevPtr<udev> u(udev_new());
 	if (!u)
 		return Err{-ENOMEM};
 	UdevPtr<udev_device> d(
-		udev_device_new_from_devnum(u.get(), 'c', st.st_rdev));
+		udev_device_new_from_devnum(u.get(), 'c', static_cast<dev_t>(rdev)));
 	if (!d)
 		return Err{-ENOTTY};
 	auto n = node_from_udev(d.get());

@@ -24,5 +24,7 @@ Result<std::vector<DeviceNode>> discover_nodes();
 // The node an open fd refers to.  -EBADF for a closed fd, -ENOTTY for an
 // fd that is not a habanalabs or habanalabs_sim node.
 Result<DeviceNode> node_of_fd(int fd);
+// The node of a char device number (st_rdev); -ENOTTY if it is none of ours.
+Result<DeviceNode> node_of_devnum(uint64_t rdev);
 
 }  // namespace hlthunk

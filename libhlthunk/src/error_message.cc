@@ -2,6 +2,7 @@
 #include "error_message.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace hlthunk {
@@ -99,6 +100,9 @@ const char *generic_message(int e)
 		return "I/O error: the device or the copy failed";
 	case ESRCH:
 		return "the peer that owned the region went away";
+	case E2BIG:
+		return "too many at once: more copies in one batch than the "
+		       "kernel takes (see max_batch of hlthunk_ipc_query)";
 	default:
 		return nullptr;
 	}
@@ -122,15 +126,22 @@ const char *error_message(Op op, int err)
 	return m ? m : "unexpected error (see strerror and the kernel log)";
 }
 
-std::string describe_failure(Op op, const std::string &what, int err)
+void format_failure(char *buf, size_t len, Op op, const char *what,
+		    int err) noexcept
 {
 	int e = err < 0 ? -err : err;
-	std::string s = what + ": " + error_message(op, err);
 	const char *name = strerrorname_np(e);
-	s += " (";
-	s += name ? name : "errno " + std::to_string(e);
-	s += ")";
-	return s;
+	if (name)
+		snprintf(buf, len, "%s: %s (%s)", what, error_message(op, err), name);
+	else
+		snprintf(buf, len, "%s: %s (errno %d)", what, error_message(op, err), e);
+}
+
+std::string describe_failure(Op op, const std::string &what, int err)
+{
+	char buf[512];
+	format_failure(buf, sizeof(buf), op, what.c_str(), err);
+	return buf;
 }
 
 }  // namespace hlthunk

@@ -2,6 +2,7 @@
 // Turns a -errno into a sentence that says what to do about it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace hlthunk {
@@ -26,7 +27,11 @@ enum class Op {
 // Static text for err (negative or positive errno) in that context.
 const char *error_message(Op op, int err);
 
-// "what: message (errno name)", for hlthunk_ipc_last_error().
+// "what: message (errno name)", for hlthunk_ipc_last_error(), written into
+// buf (always NUL-terminated, truncated if need be).  Allocates nothing.
+void format_failure(char *buf, size_t len, Op op, const char *what,
+		    int err) noexcept;
+// The same as a string.
 std::string describe_failure(Op op, const std::string &what, int err);
 
 }  // namespace hlthunk

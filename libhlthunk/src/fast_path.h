@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: MIT
-// FastPath: per-thread memo of what the last channel copies resolved.
+// FastPath: a per-thread memo of what the last channel copies resolved.
 //
-// hlthunk_ipc_channel_copy runs once per copy, so its lookups (channel ->
-// device pair, fd -> device, address -> registered region) must cost next
-// to nothing beside the ioctl.  Each thread remembers the last channel check
-// and a few regions, with the generations of the two caches they came from;
-// any removal (unmap, free, close, channel destroy, fork) changes a
-// generation and the memo is dropped.  A hit takes no lock and no atomic
-// read-modify-write.
+// hlthunk_ipc_channel_copy is called once per transfer, so its lookups
+// (channel -> device pair, fd -> device, address -> registered region) must
+// cost next to nothing beside the ioctl.  Each thread remembers the last
+// channel check (the channel, the two fd numbers it was checked with and
+// the devices they named) and a few regions by device, address range and
+// access, with the generations of the caches they came from; any change to
+// the library's state (a mapping made or dropped, a device opened or
+// closed, a channel destroyed, fork) changes a generation and the memo is
+// dropped.  A hit takes no lock and no atomic read-modify-write.
+//
+// What a hit trusts: that the fd numbers still name the devices they named
+// when checked.  Addresses are resolved in the channel's devices, so a hit
+// can only touch memory of the channel's source and destination devices,
+// at the addresses given, in the one compute context each has (the cache
+// keeps it from being replaced while it holds registrations).
 #pragma once
 
 #include <cstdint>
+
+#include "device_key.h"
 
 namespace hlthunk {
 
@@ -26,25 +36,38 @@ public:
 		}
 	}
 
-	bool channel_ok(uint32_t id, int src_fd, int dst_fd) const
+	// The kernel id and devices of channel id, if it was checked with
+	// these fds.
+	bool channel(uint32_t id, int src_fd, int dst_fd, uint32_t *kid,
+		     DeviceKey *src, DeviceKey *dst) const
 	{
-		return ch_valid_ && ch_ == id && sfd_ == src_fd && dfd_ == dst_fd;
+		if (!ch_valid_ || ch_ != id || sfd_ != src_fd || dfd_ != dst_fd)
+			return false;
+		*kid = kid_;
+		*src = sdev_;
+		*dst = ddev_;
+		return true;
 	}
-	void set_channel_ok(uint32_t id, int src_fd, int dst_fd)
+	void set_channel(uint32_t id, int src_fd, int dst_fd, uint32_t kid,
+			 DeviceKey src, DeviceKey dst)
 	{
 		ch_valid_ = true;
 		ch_ = id;
 		sfd_ = src_fd;
 		dfd_ = dst_fd;
+		kid_ = kid;
+		sdev_ = src;
+		ddev_ = dst;
 	}
 
-	// The cookie and offset for [addr, addr + len) of fd, if memoised.
-	bool find(int fd, uint64_t addr, uint64_t len, uint64_t *cookie,
-		  uint64_t *offset) const
+	// The cookie and offset for [addr, addr + len) of dev usable for
+	// `write` (a destination) or reading, if memoised.
+	bool find(DeviceKey dev, uint64_t addr, uint64_t len, bool write,
+		  uint64_t *cookie, uint64_t *offset) const
 	{
 		for (unsigned i = 0; i < n_; i++) {
 			const Entry &e = e_[i];
-			if (e.fd != fd || addr < e.start)
+			if (e.dev != dev || addr < e.start || (write && !e.write))
 				continue;
 			uint64_t off = addr - e.start;
 			if (off >= e.len || len > e.len - off)
@@ -55,9 +78,10 @@ public:
 		}
 		return false;
 	}
-	void add(int fd, uint64_t start, uint64_t len, uint64_t cookie)
+	void add(DeviceKey dev, uint64_t start, uint64_t len, bool write,
+		 uint64_t cookie)
 	{
-		e_[next_] = Entry{fd, start, len, cookie};
+		e_[next_] = Entry{dev, start, len, cookie, write};
 		next_ = (next_ + 1) % kEntries;
 		if (n_ < kEntries)
 			n_++;
@@ -66,13 +90,15 @@ public:
 private:
 	static constexpr unsigned kEntries = 4;
 	struct Entry {
-		int fd;
+		DeviceKey dev;
 		uint64_t start, len, cookie;
+		bool write;  // a registration that allows writing
 	};
 	uint64_t reg_gen_ = 0, ch_gen_ = 0;
 	bool ch_valid_ = false;
-	uint32_t ch_ = 0;
+	uint32_t ch_ = 0, kid_ = 0;
 	int sfd_ = -1, dfd_ = -1;
+	DeviceKey sdev_{-1, -1}, ddev_{-1, -1};
 	Entry e_[kEntries] = {};
 	unsigned n_ = 0, next_ = 0;
 };

@@ -71,6 +71,29 @@ public:
 		return v;
 	}
 
+	// Removes every interval overlapping [start, start + len), handing
+	// each value to sink; returns how many.
+	template <typename Sink>
+	size_t erase_overlapping(uint64_t start, uint64_t len, Sink sink)
+	{
+		if (len == 0)
+			return 0;
+		uint64_t end = start + len < start ? UINT64_MAX : start + len;
+		auto it = map_.upper_bound(start);
+		if (it != map_.begin()) {
+			auto prev = std::prev(it);
+			if (prev->first + prev->second.len > start)
+				it = prev;
+		}
+		size_t n = 0;
+		while (it != map_.end() && it->first < end) {
+			sink(std::move(it->second.value));
+			it = map_.erase(it);
+			++n;
+		}
+		return n;
+	}
+
 	// Removes every interval whose value satisfies pred; returns how many.
 	template <typename Pred>
 	size_t erase_if(Pred pred)

@@ -3,7 +3,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -23,24 +23,49 @@ namespace {
 constexpr uint64_t kImportBase = 0xff00000000000000ull;
 constexpr uint64_t kImportAlign = 1ull << 21;
 
-// Exports a mapped device allocation as a dma-buf and registers it.
-Result<Registration> register_mapping(const MappingDesc &d)
+Result<FileId> file_id(int fd)
+{
+	struct stat st;
+	if (::fstat(fd, &st) < 0)
+		return errno_err();
+	if (!S_ISCHR(st.st_mode))
+		return Err{-ENOTTY};
+	FileId id;
+	id.dev = st.st_dev;
+	id.ino = st.st_ino;
+	id.rdev = st.st_rdev;
+	return id;
+}
+
+// The cache's check before it uses a remembered fd again.
+int verify_fd(int fd, const FileId &want)
+{
+	auto id = file_id(fd);
+	if (!id)
+		return id.error();
+	return *id == want ? 0 : -EBADF;
+}
+
+// Registers a mapped device allocation (exported as a dma-buf) or host
+// mapping for the access asked.
+Result<uint64_t> register_mapping(const MappingDesc &d, int export_fd,
+				  Access access)
 {
 	auto &st = LibState::get();
 	auto ipc_fd = st.ipc_fd();
 	if (!ipc_fd)
 		return Err{ipc_fd.error()};
-	const uint32_t rw = HL_IPC_REGION_READ | HL_IPC_REGION_WRITE;
+	uint32_t flags = HL_IPC_REGION_READ;
+	if (access == Access::ReadWrite)
+		flags |= HL_IPC_REGION_WRITE;
 
 	if (d.kind == MappingKind::Host) {
 		auto r = ipc::register_user(*ipc_fd, d.host_addr, d.size,
 					    HL_IPC_FD_HOST,
-					    rw | HL_IPC_REGION_DEV_HOST);
+					    flags | HL_IPC_REGION_DEV_HOST);
 		if (!r)
 			return Err{r.error()};
-		Registration reg;
-		reg.cookie = r->cookie;
-		return reg;
+		return r->cookie;
 	}
 
 	union hl_mem_args a;
@@ -49,26 +74,24 @@ Result<Registration> register_mapping(const MappingDesc &d)
 	a.in.flags = O_RDWR | O_CLOEXEC;
 	a.in.export_dmabuf_fd.addr = d.va;
 	a.in.export_dmabuf_fd.mem_size = d.size;
-	int rc = hl_memory(d.fd, &a);
+	int rc = hl_memory(export_fd, &a);
 	if (rc < 0)
 		return Err{rc};
 	// The region holds its own reference to the dma-buf once registered.
 	UniqueFd dmabuf(a.out.fd);
-	auto r = ipc::register_dmabuf(*ipc_fd, dmabuf.get(), d.fd, rw);
+	auto r = ipc::register_dmabuf(*ipc_fd, dmabuf.get(), export_fd, flags);
 	if (!r)
 		return Err{r.error()};
-	Registration reg;
-	reg.cookie = r->cookie;
-	return reg;
+	return r->cookie;
 }
 
 void deregister_cookie(uint64_t cookie)
 {
 	auto &st = LibState::get();
-	auto fd = st.ipc_fd();
+	int fd = st.ipc_fd_fast();
 	// Failing here only means the context already dropped the region.
-	if (fd)
-		(void)ipc::deregister(*fd, cookie);
+	if (fd >= 0)
+		(void)ipc::deregister(fd, cookie);
 }
 
 }  // namespace
@@ -81,7 +104,8 @@ LibState &LibState::get()
 }
 
 LibState::LibState()
-	: next_import_va_(kImportBase), regs_(register_mapping, deregister_cookie),
+	: next_import_va_(kImportBase),
+	  regs_(register_mapping, deregister_cookie, verify_fd),
 	  channels_(
 		  [this](int src, int dst) -> Result<uint32_t> {
 			  auto fd = ipc_fd();
@@ -118,52 +142,83 @@ Result<int> LibState::ipc_fd()
 	return fd;
 }
 
-Result<DeviceKey> LibState::device_of(int fd)
+Result<uint32_t> LibState::max_batch()
 {
+	uint32_t n = max_batch_.load(std::memory_order_relaxed);
+	if (n)
+		return n;
+	auto fd = ipc_fd();
+	if (!fd)
+		return Err{fd.error()};
+	auto i = ipc::info(*fd);
+	if (!i)
+		return Err{i.error()};
+	max_batch_.store(i->max_batch, std::memory_order_relaxed);
+	return i->max_batch;
+}
+
+Result<FdNode> LibState::node_of(int fd)
+{
+	auto id = file_id(fd);
+	if (!id)
+		return Err{id.error()};
 	{
-		std::lock_guard<std::mutex> l(fd_mu_);
-		auto it = fd_keys_.find(fd);
-		if (it != fd_keys_.end())
-			return it->second;
+		std::lock_guard<std::mutex> l(mu_);
+		auto it = by_rdev_.find(id->rdev);
+		if (it != by_rdev_.end()) {
+			FdNode n = it->second;
+			n.file = *id;
+			return n;
+		}
 	}
-	auto n = node_of_fd(fd);
-	if (!n)
-		return Err{n.error()};
-	DeviceKey k{static_cast<int>(n->name.kind()), n->name.index};
-	std::lock_guard<std::mutex> l(fd_mu_);
-	fd_keys_[fd] = k;
-	return k;
+	auto dn = node_of_devnum(id->rdev);
+	if (!dn)
+		return Err{dn.error()};
+	FdNode n;
+	n.dev = DeviceKey{static_cast<int>(dn->name.kind()), dn->name.index};
+	n.name = dn->name;
+	n.pci_bus = dn->pci_bus;
+	{
+		std::lock_guard<std::mutex> l(mu_);
+		by_rdev_.emplace(id->rdev, n);
+	}
+	n.file = *id;
+	return n;
 }
 
-void LibState::note_alloc(int fd, uint64_t handle, uint64_t size)
+void LibState::note_alloc(DeviceKey dev, uint64_t handle, uint64_t size)
 {
-	std::lock_guard<std::mutex> l(fd_mu_);
-	allocs_[{fd, handle}] = size;
+	std::lock_guard<std::mutex> l(mu_);
+	allocs_[{dev, handle}] = size;
 }
 
-std::optional<uint64_t> LibState::alloc_size(int fd, uint64_t handle)
+std::optional<uint64_t> LibState::alloc_size(DeviceKey dev, uint64_t handle)
 {
-	std::lock_guard<std::mutex> l(fd_mu_);
-	auto it = allocs_.find({fd, handle});
+	std::lock_guard<std::mutex> l(mu_);
+	auto it = allocs_.find({dev, handle});
 	if (it == allocs_.end())
 		return std::nullopt;
 	return it->second;
 }
 
-void LibState::forget_alloc(int fd, uint64_t handle)
+void LibState::forget_alloc(DeviceKey dev, uint64_t handle)
 {
-	std::lock_guard<std::mutex> l(fd_mu_);
-	allocs_.erase({fd, handle});
+	std::lock_guard<std::mutex> l(mu_);
+	allocs_.erase({dev, handle});
 }
 
-void LibState::forget_fd(int fd)
+void LibState::forget_context(DeviceKey dev)
 {
-	regs_.remove_fd(fd);
-	std::lock_guard<std::mutex> l(fd_mu_);
-	fd_keys_.erase(fd);
-	for (auto it = allocs_.lower_bound({fd, 0});
-	     it != allocs_.end() && it->first.first == fd;)
+	regs_.remove_context(dev);
+	std::lock_guard<std::mutex> l(mu_);
+	for (auto it = allocs_.lower_bound({dev, 0});
+	     it != allocs_.end() && it->first.first == dev;)
 		it = allocs_.erase(it);
+}
+
+void LibState::sweep_closed()
+{
+	regs_.sweep_closed();
 }
 
 uint64_t LibState::reserve_import_va(uint64_t size)
@@ -185,7 +240,7 @@ void LibState::atfork_prepare()
 	auto &s = get();
 	s.channels_.fork_lock();
 	s.regs_.fork_lock();
-	s.fd_mu_.lock();
+	s.mu_.lock();
 	s.ipc_mu_.lock();
 }
 
@@ -193,7 +248,7 @@ void LibState::atfork_parent()
 {
 	auto &s = get();
 	s.ipc_mu_.unlock();
-	s.fd_mu_.unlock();
+	s.mu_.unlock();
 	s.regs_.fork_unlock();
 	s.channels_.fork_unlock();
 }
@@ -202,12 +257,13 @@ void LibState::atfork_child()
 {
 	auto &s = get();
 	s.ipc_mu_.unlock();
-	s.fd_mu_.unlock();
+	s.mu_.unlock();
 	s.regs_.fork_unlock();
 	s.channels_.fork_unlock();
 	int fd = s.ipc_fd_.exchange(-1);
 	if (fd >= 0)
 		::close(fd);  // the parent's context lives on in the parent
+	s.max_batch_ = 0;
 	s.regs_.reset_after_fork();
 	s.channels_.forget_all();
 }

@@ -97,7 +97,7 @@ TEST_F(ExportRange, BadInput)
 	EXPECT_EQ(exp(fd_, va + 2 * kPage, 1, &off), -EFAULT);
 	EXPECT_EQ(errno, EFAULT);
 	EXPECT_EQ(exp(fd_, va - 1, 1, &off), -EFAULT);
-	EXPECT_EQ(exp(-1, va, 1, &off), -EFAULT);
+	EXPECT_EQ(exp(-1, va, 1, &off), -EBADF);
 	EXPECT_NE(std::string(hlthunk_ipc_last_error()).find("exporting a device "
 							      "memory range"),
 		  std::string::npos)

@@ -413,15 +413,18 @@ TEST_F(Sim, MemoryExhaustion)
 	EXPECT_EQ(d.alloc(1, &x), -ENOMEM);
 	EXPECT_EQ(d.free_handle(h2), 0);
 
-	// Memory held by a dma-buf stays charged after FREE.
+	// Exported memory stays mapped, and so charged, until its dma-buf
+	// is gone (as the real driver: no UNMAP, hence no FREE, meanwhile).
 	ASSERT_EQ(d.alloc(kPage, &h2), 0);
 	ASSERT_EQ(d.map(h2, &va), 0);
 	int fd;
 	ASSERT_EQ(d.export_buf(va, kPage, 0, &fd), 0);
-	EXPECT_EQ(d.unmap(va), 0);
-	EXPECT_EQ(d.free_handle(h2), 0);
+	EXPECT_EQ(d.unmap(va), -EINVAL);
+	EXPECT_EQ(d.free_handle(h2), -EINVAL);
 	EXPECT_EQ(d.alloc(kPage, &x), -ENOMEM);
 	close(fd);
+	EXPECT_EQ(d.unmap(va), 0);
+	EXPECT_EQ(d.free_handle(h2), 0);
 	EXPECT_EQ(d.alloc(kPage, &h2), 0) << "released with the dma-buf";
 	EXPECT_EQ(d.free_handle(h2), 0);
 	EXPECT_EQ(d.free_handle(h), 0);
@@ -487,20 +490,25 @@ TEST_F(Sim, ExportMmapAndBounds)
 	EXPECT_EQ(d.export_buf(0x1000, kPage, 0, &x), -EINVAL) << "unmapped";
 	EXPECT_EQ(stats()["dmabufs"], 1);
 
-	// The pattern survives UNMAP and FREE while the dma-buf lives.
+	// As the real driver: exported memory cannot be unmapped (nor, being
+	// mapped, freed) while a dma-buf of it lives; a CPU mapping of the
+	// dma-buf counts as one.
+	EXPECT_EQ(d.unmap(va), -EINVAL) << "exported";
+	EXPECT_EQ(d.free_handle(h), -EINVAL) << "still mapped";
+	{
+		Mapping m(fd, 8 * kPage);
+		ASSERT_TRUE(m.ok());
+		EXPECT_EQ(check_pattern(m.data(), 8 * kPage, 1), -1);
+		close(fd);
+		EXPECT_EQ(d.unmap(va), -EINVAL) << "mmap holds the dma-buf";
+	}
+	EXPECT_EQ(stats()["dmabufs"], 0);
 	ASSERT_EQ(d.unmap(va), 0);
 	EXPECT_EQ(d.export_buf(va, kPage, 0, &x), -EINVAL) << "unmapped now";
 	ASSERT_EQ(d.free_handle(h), 0);
 	auto s = stats();
 	EXPECT_EQ(s["allocations"], 0);
-	EXPECT_EQ(s["buffer_objects"], 1);
-	{
-		Mapping m(fd, 8 * kPage);
-		ASSERT_TRUE(m.ok());
-		EXPECT_EQ(check_pattern(m.data(), 8 * kPage, 1), -1);
-	}
-	close(fd);
-	EXPECT_EQ(stats()["buffer_objects"], 0);
+	EXPECT_EQ(s["buffer_objects"], 0);
 }
 
 TEST_F(Sim, DmabufHoldsModule)
@@ -515,12 +523,22 @@ TEST_F(Sim, DmabufHoldsModule)
 		ASSERT_EQ(d.alloc_map(kPage, &h, &va), 0);
 		ASSERT_EQ(d.export_buf(va, kPage, 0, &fd), 0);
 	}
-	// Device closed: the dma-buf alone still holds memory and module.
+	// Device closed: the dma-buf alone still holds memory and module, and,
+	// as with the real driver, the compute file it came from, so the
+	// context stays and the device cannot be opened again meanwhile.
 	EXPECT_GT(module_refcnt(), base);
 	EXPECT_EQ(stats()["dmabufs"], 1);
-	EXPECT_EQ(stats()["contexts"], 0);
+	EXPECT_EQ(stats()["contexts"], 1);
+	{
+		Dev busy(0);
+		EXPECT_LT(busy.fd(), 0);
+		EXPECT_EQ(busy.open_errno(), EBUSY);
+	}
 	close(fd);
+	EXPECT_EQ(stats()["contexts"], 0);
 	EXPECT_EQ(module_refcnt(), base);
+	Dev again(0);
+	EXPECT_GE(again.fd(), 0);
 }
 
 // CPU access brackets (DMA_BUF_IOCTL_SYNC -> begin/end_cpu_access).
@@ -627,11 +645,12 @@ TEST_F(Sim, VgemImportsExport)
 	auto s = stats();
 	EXPECT_EQ(s["dmabuf_attachments_mapped"], 1)
 		<< "vgem maps its attachment to an sg table at import";
-	// vgem's GEM object now holds the dma-buf: our fd is not needed.
+	// vgem's GEM object now holds the dma-buf: our fd is not needed.  The
+	// dma-buf holds the compute file it came from, as on the real driver.
 	close(fd);
 	s = stats();
 	EXPECT_EQ(s["dmabufs"], 1);
-	EXPECT_EQ(s["contexts"], 0);
+	EXPECT_EQ(s["contexts"], 1);
 	drm_gem_close_args gc{};
 	gc.handle = ph.handle;
 	EXPECT_EQ(xioctl(vgem, SIMTEST_DRM_IOCTL_GEM_CLOSE, &gc), 0);
@@ -1239,8 +1258,26 @@ TEST_F(Sim, ProcessDeathReleasesEverything)
 	close(sv[0]);
 	set_cs_delay_ms(0);
 
-	// The in-flight CS was aborted (the 60 s delay did not elapse), the
-	// context and all it owned are gone, except our dma-buf.
+	// As on the real driver, the dma-buf we hold keeps the dead owner's
+	// compute file, so its context lives on (and the device stays taken)
+	// until the dma-buf goes; the other dma-buf died with the child.
+	s = stats();
+	EXPECT_EQ(s["contexts"], 1);
+	EXPECT_EQ(s["dmabufs"], 1);
+	EXPECT_EQ(sysfs_attr(0, "in_use"), "1");
+	{
+		Mapping m(dfd, n, PROT_READ);
+		ASSERT_TRUE(m.ok());
+		EXPECT_EQ(check_pattern(m.data(), n, 77), -1)
+			<< "the dma-buf outlives its exporter";
+	}
+	{
+		Dev busy(0);
+		EXPECT_EQ(busy.open_errno(), EBUSY);
+	}
+	// The last reference: the in-flight CS is aborted (the 60 s delay
+	// does not elapse) and the context and all it owned are gone.
+	close(dfd);
 	s = stats();
 	EXPECT_EQ(s["contexts"], 0);
 	EXPECT_EQ(s["command_submissions"], 0);
@@ -1248,21 +1285,12 @@ TEST_F(Sim, ProcessDeathReleasesEverything)
 	EXPECT_EQ(s["mappings"], 0);
 	EXPECT_EQ(s["allocations"], 0);
 	EXPECT_EQ(s["command_buffers"], 0);
-	EXPECT_EQ(s["dmabufs"], 1);
-	EXPECT_EQ(s["buffer_objects"], 1);
+	EXPECT_EQ(s["dmabufs"], 0);
+	EXPECT_EQ(s["buffer_objects"], 0);
 	EXPECT_EQ(sysfs_attr(0, "in_use"), "0");
-	EXPECT_EQ(sysfs_attr(0, "memory_used"), std::to_string(n));
-	{
-		Mapping m(dfd, n, PROT_READ);
-		ASSERT_TRUE(m.ok());
-		EXPECT_EQ(check_pattern(m.data(), n, 77), -1)
-			<< "the dma-buf outlives its exporter";
-	}
+	EXPECT_EQ(sysfs_attr(0, "memory_used"), "0");
 	Dev again(0);
 	EXPECT_GE(again.fd(), 0) << "device reusable after the owner died";
-	again.close_fd();
-	close(dfd);
-	EXPECT_EQ(sysfs_attr(0, "memory_used"), "0");
 }
 
 // Killed while the engine is copying (no artificial delay): the copy
@@ -1378,13 +1406,13 @@ static int stress_worker(int dev, int iters, uint32_t seed)
 					return 7;
 			}
 		}
-		// Alternate: close the dma-buf before or after FREE.
-		if (i & 1)
-			close(fd);
+		// Exported memory cannot be unmapped (real driver semantics):
+		// alternate between trying first and closing the dma-buf first.
+		if (!(i & 1) && d.unmap(va) != -EINVAL)
+			return 8;
+		close(fd);
 		if (d.unmap(va) || d.free_handle(h))
 			return 8;
-		if (!(i & 1))
-			close(fd);
 	}
 	return d.unmap(hva) ? 9 : 0;
 }

@@ -54,12 +54,37 @@ int DeviceBuffer::map_cpu()
 	return view_.valid() ? 0 : -errno;
 }
 
-void DeviceBuffer::reset()
+void DeviceBuffer::reset_view()
 {
 	view_.reset();
 	if (dmabuf_ >= 0)
 		::close(dmabuf_);
 	dmabuf_ = -1;
+}
+
+void DeviceBuffer::forget()
+{
+	reset_view();
+	va_ = handle_ = 0;
+	fd_ = -1;
+}
+
+int DeviceBuffer::try_reset()
+{
+	reset_view();
+	if (va_) {
+		int rc = hlthunk_memory_unmap(fd_, va_);
+		if (rc)
+			return rc;
+		va_ = 0;
+	}
+	reset();
+	return 0;
+}
+
+void DeviceBuffer::reset()
+{
+	reset_view();
 	if (va_)
 		hlthunk_memory_unmap(fd_, va_);
 	if (handle_)

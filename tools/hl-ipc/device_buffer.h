@@ -32,6 +32,14 @@ public:
 	int fd() const { return fd_; }
 	unsigned char *cpu() const { return view_.bytes(); }
 	void reset();
+	// Like reset(), but stops at a failed unmap (the driver refuses to
+	// unmap exported memory) and returns its -errno, keeping the buffer.
+	int try_reset();
+	// Drops the CPU view and its dma-buf, keeping the device mapping.
+	void reset_view();
+	// Forgets the memory without unmapping or freeing it (its fd was
+	// closed, which released it).
+	void forget();
 
 private:
 	int fd_ = -1;
@@ -45,7 +53,9 @@ private:
 // A byte pattern that differs per buffer (seed) and per offset.
 inline unsigned char pattern_byte(uint32_t seed, uint64_t off)
 {
-	uint64_t x = (off + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)seed << 32;
+	// The seed goes into the product, so that every seed gives another
+	// sequence in the byte kept (the top one).
+	uint64_t x = (off + 1 + ((uint64_t)seed << 40)) * 0x9e3779b97f4a7c15ull;
 	return static_cast<unsigned char>(x >> 56);
 }
 void fill_pattern(unsigned char *p, uint64_t len, uint32_t seed, uint64_t base = 0);
