@@ -5,36 +5,49 @@
 # sources).  The archive address and its keyring are taken from the
 # sources this machine already uses, so a host behind a local mirror keeps
 # using that mirror.  Only missing entries are added, in one file that
-# says where they came from.
+# says where they came from.  Prints "changed" when it wrote that file.
+#
+# Where apt's configuration lives is asked of apt itself (apt-config), so
+# APT_CONFIG pointing at another configuration makes the script read and
+# write that one (tests/setup/apt-sources-test.sh does so).
 set -euo pipefail
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 
-EXTRA=/etc/apt/sources.list.d/hlipc-bookworm-extra.sources
+APT_LIST= APT_PARTS=
+eval "$(apt-config shell APT_LIST Dir::Etc::sourcelist/f APT_PARTS Dir::Etc::sourceparts/d)"
+APT_PARTS=${APT_PARTS%/}
+EXTRA=$APT_PARTS/hlipc-bookworm-extra.sources
 
 # "SITE SUITE TYPE" for every index apt is configured to fetch, ignoring
 # the entries we added ourselves (so a changed mirror is picked up).
+# --no-release-info: also what was never fetched (a fresh machine has no
+# lists yet).
+targets() {
+	apt-get indextargets --no-release-info \
+		--format '$(SITE) $(RELEASE) $(TARGET_OF)' \
+		-o Dir::Etc::SourceParts=/dev/null "$@" 2>/dev/null || true
+}
 configured() {
-	apt-get indextargets --format '$(SITE) $(RELEASE) $(TARGET_OF)' \
-		-o Dir::Etc::SourceParts=/dev/null 2>/dev/null | sort -u
-	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] && [ "$f" != "$EXTRA" ] || continue
-		apt-get indextargets --format '$(SITE) $(RELEASE) $(TARGET_OF)' \
-			-o Dir::Etc::SourceParts=/dev/null \
-			-o "Dir::Etc::SourceList=$f" 2>/dev/null || true
-	done | sort -u
+	{
+		targets
+		for f in "$APT_PARTS"/*.list "$APT_PARTS"/*.sources; do
+			[ -e "$f" ] && [ "$f" != "$EXTRA" ] || continue
+			targets -o "Dir::Etc::SourceList=$f"
+		done
+	} | sort -u
 }
 
 # The Signed-By keyring of the stanza (deb822) or line (one-line format)
 # that names SITE for bookworm; empty when apt's global keyring is used.
 keyring_for() {
 	local site=$1 f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+	for f in "$APT_LIST" "$APT_PARTS"/*.list; do
 		[ -e "$f" ] || continue
 		sed -n "s|^deb\(-src\)\? *\[\([^]]*\)\] *${site%/}/\? .*bookworm.*|\2|p" "$f" |
 			tr ' ' '\n' | sed -n 's/^signed-by=//p'
 	done
-	for f in /etc/apt/sources.list.d/*.sources; do
+	for f in "$APT_PARTS"/*.sources; do
 		[ -e "$f" ] && [ "$f" != "$EXTRA" ] || continue
 		awk -v site="${site%/}" '
 			function flush() {
@@ -58,7 +71,7 @@ have=$(configured)
 site=$(awk '$2 == "bookworm" && $3 == "deb" { print $1; exit }' <<<"$have")
 if [ -z "$site" ]; then
 	echo "setup.sh: apt has no Debian 12 (bookworm) archive configured;" \
-		"add one to /etc/apt/sources.list.d/ and run again" >&2
+		"add one to $APT_PARTS/ and run again" >&2
 	exit 1
 fi
 site=${site%/}
