@@ -105,9 +105,10 @@ expect_mode() {
 # run_rc WANT NAME CMD...: run CMD, keep its output in /run/out/NAME.{out,err},
 # and fail unless it exits with WANT.
 run_rc() {
-	local want=$1 name=$2 rc
+	local want=$1 name=$2 rc t0
 	shift 2
 	mkdir -p /run/out
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@" >"/run/out/$name.out" 2>"/run/out/$name.err"
 	rc=$?
 	if [ "$rc" != "$want" ]; then
@@ -115,7 +116,7 @@ run_rc() {
 		echo "== stderr:" >&2; cat "/run/out/$name.err" >&2
 		fail "'$*' exited with $rc, expected $want"
 	fi
-	echo "ok: $* -> $rc"
+	echo "ok: $* -> $rc ($(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime) s)"
 }
 
 # has NAME.{out,err} PATTERN: the output of run_rc NAME matches (grep -E).

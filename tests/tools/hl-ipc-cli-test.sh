@@ -96,5 +96,15 @@ for c in $COMMANDS; do
 	grep -qw "$c" <<<"$got" || fail "bash completion does not offer '$c' (got: $got)"
 done
 
+# One group everywhere: the rules, the sysusers file, the tool's and the
+# library's messages.
+RULES=$SRC/tools/udev/70-habanalabs-ipc.rules
+groups=$(grep -o 'GROUP="[^"]*"' "$RULES" | sort -u)
+[ "$groups" = 'GROUP="hl"' ] || fail "the udev rules give the nodes to: $groups (want hl only)"
+grep -q '^g hl ' "$SRC/tools/udev/hl-ipc.sysusers.conf" || fail "sysusers.conf does not create group hl"
+grep -q 'kAccessGroup = "hl"' "$SRC/tools/hl-ipc/ipc_state.h" || fail "hl-ipc names another group"
+grep -q "group 'hl'" "$SRC/libhlthunk/src/error_message.cc" || fail "libhlthunk names another group"
+grep -E 'MODE="[0-9]+"' -o "$RULES" | grep -v 'MODE="0660"' && fail "the rules set a mode other than 0660"
+
 [ "$fails" = 0 ] || { echo "$fails failures" >&2; exit 1; }
 echo PASS

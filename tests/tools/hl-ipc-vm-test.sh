@@ -14,6 +14,8 @@ HOLDER=$3
 INDEX=$4/$(uname -r)
 . "$SRC/tests/tools/guest-lib.sh"
 [ -n "${HL_KMOD_DIR:-}" ] || fail "HL_KMOD_DIR is not set (run under run-vm)"
+# The kernel version inside a regular expression (6.12.117+deb12-amd64).
+KVER_RE=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g')
 
 HOLDER_PID=
 stop_holder() {
@@ -37,7 +39,7 @@ add_user hlother
 
 step "nothing loaded"
 run_rc 3 status0 "$HL" status
-has status0.out "^habanalabs_ipc: not loaded \(installed: /lib/modules/$KVER/updates/hl-test/habanalabs_ipc.ko\)"
+has status0.out "^habanalabs_ipc: not loaded \(installed: /lib/modules/$KVER_RE/updates/hl-test/habanalabs_ipc.ko\)"
 has status0.err "load it with 'hl-ipc load'"
 run_rc 3 status0j "$HL" status --json
 json status0j "not d['modules']['habanalabs_ipc']['loaded'] and d['modules']['habanalabs_ipc']['installed_file'].endswith('hl-test/habanalabs_ipc.ko') and d['devices'] == []"
@@ -58,7 +60,7 @@ has loadval.err "cannot load habanalabs_ipc: Invalid argument"
 run_rc 1 loadroot as hlother "$HL" load habanalabs_sim
 has loadroot.err "needs root"
 run_rc 0 loadsim "$HL" load habanalabs_sim num_devices=2
-has loadsim.out "loaded habanalabs_sim from /lib/modules/$KVER/updates/hl-test/habanalabs_sim.ko with num_devices=2"
+has loadsim.out "loaded habanalabs_sim from /lib/modules/$KVER_RE/updates/hl-test/habanalabs_sim.ko with num_devices=2"
 run_rc 0 loadsim2 "$HL" load habanalabs_sim
 has loadsim2.out "already loaded"
 run_rc 1 loadsim3 "$HL" load habanalabs_sim num_devices=1
