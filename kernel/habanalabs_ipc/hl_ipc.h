@@ -22,6 +22,7 @@
 struct device;
 struct file;
 struct page;
+struct seq_file;
 struct mm_struct;
 
 /* Module parameters (hl_ipc_main.c). */
@@ -52,6 +53,7 @@ struct hl_ipc_stats {
 	atomic_t regions;
 	atomic_t channels;
 	atomic_t jobs;		/* submitted, not yet freed */
+	atomic64_t pinned_pages;	/* user pages pinned by regions */
 };
 
 extern struct hl_ipc_stats hl_ipc_stats;
@@ -176,6 +178,8 @@ int hl_ipc_engine_run(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
 		      bool in_caller);
 long hl_ipc_ioctl_copy(struct hl_ipc_ctx *ctx, void __user *uarg);
 long hl_ipc_ioctl_copy_batch(struct hl_ipc_ctx *ctx, void __user *uarg);
+
+void hl_ipc_show_fdinfo(struct seq_file *m, struct file *file);
 
 int hl_ipc_stats_init(void);
 void hl_ipc_stats_fini(void);

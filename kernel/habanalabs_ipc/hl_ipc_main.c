@@ -239,6 +239,7 @@ static const struct file_operations hl_ipc_fops = {
 	.unlocked_ioctl = hl_ipc_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.poll = hl_ipc_poll,
+	.show_fdinfo = hl_ipc_show_fdinfo,
 };
 
 static struct miscdevice hl_ipc_misc = {

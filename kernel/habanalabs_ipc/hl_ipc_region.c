@@ -58,6 +58,7 @@ static void hl_ipc_region_unpin_user(struct hl_ipc_region *r)
 	}
 	if (r->mm) {
 		atomic64_sub(r->npages, &r->mm->pinned_vm);
+		atomic64_sub(r->npages, &hl_ipc_stats.pinned_pages);
 		mmdrop(r->mm);
 	}
 }
@@ -133,6 +134,7 @@ static int hl_ipc_region_charge(struct hl_ipc_region *r)
 		atomic64_sub(r->npages, &current->mm->pinned_vm);
 		return -ENOMEM;
 	}
+	atomic64_add(r->npages, &hl_ipc_stats.pinned_pages);
 	mmgrab(current->mm);
 	r->mm = current->mm;
 	return 0;

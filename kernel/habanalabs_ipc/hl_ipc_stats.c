@@ -2,7 +2,8 @@
 /*
  * Observability: global counters as sysfs attributes of the misc device
  * (/sys/class/misc/hl_ipc/stats/), per-channel counters in debugfs
- * (/sys/kernel/debug/hl_ipc/channels).
+ * (/sys/kernel/debug/hl_ipc/channels); per-context lists in fdinfo
+ * (hl_ipc_fdinfo.c).
  */
 #include <linux/debugfs.h>
 #include <linux/device.h>
@@ -39,6 +40,14 @@ HL_IPC_STAT32(regions);
 HL_IPC_STAT32(channels);
 HL_IPC_STAT32(jobs);
 
+static ssize_t pinned_bytes_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  (s64)atomic64_read(&hl_ipc_stats.pinned_pages) << PAGE_SHIFT);
+}
+static DEVICE_ATTR_RO(pinned_bytes);
+
 static struct attribute *hl_ipc_stats_attrs[] = {
 	&dev_attr_copies.attr,
 	&dev_attr_bytes.attr,
@@ -47,6 +56,7 @@ static struct attribute *hl_ipc_stats_attrs[] = {
 	&dev_attr_regions.attr,
 	&dev_attr_channels.attr,
 	&dev_attr_jobs.attr,
+	&dev_attr_pinned_bytes.attr,
 	NULL,
 };
 

@@ -20,9 +20,10 @@ const char *open_ipc_message(int e)
 		       "habanalabs_ipc' (or check 'hl-ipc' and dmesg)";
 	case EACCES:
 	case EPERM:
-		return "no permission to open /dev/hl_ipc: add the user to the "
-		       "group that owns it (see the udev rules) or ask the "
-		       "administrator to install them";
+		return "no permission to open /dev/hl_ipc: add the user to "
+		       "group 'hl' (usermod -aG hl USER, then log in again); "
+		       "if the node is not group hl, the udev rules of "
+		       "hl-ipc-tools are not installed or not applied";
 	case EMFILE:
 	case ENFILE:
 		return "too many open files: raise 'ulimit -n' or close unused "
@@ -47,8 +48,9 @@ const char *open_device_message(int e)
 		       "HLTHUNK_DEVICE_KIND too narrow?)";
 	case EACCES:
 	case EPERM:
-		return "no permission on the device node: add the user to the "
-		       "group that owns /dev/accel/* or /dev/hlsim* (udev rules)";
+		return "no permission on the device node: add the user to "
+		       "group 'hl' (usermod -aG hl USER, then log in again), "
+		       "which the udev rules of hl-ipc-tools give the nodes to";
 	default:
 		return nullptr;
 	}

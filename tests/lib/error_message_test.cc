@@ -16,7 +16,8 @@ TEST(ErrorMessage, OpeningTheIpcNodeSaysWhatToDo)
 {
 	EXPECT_TRUE(has(error_message(Op::OpenIpc, -ENOENT), "modprobe habanalabs_ipc"));
 	EXPECT_TRUE(has(error_message(Op::OpenIpc, -EACCES), "permission"));
-	EXPECT_TRUE(has(error_message(Op::OpenIpc, -EACCES), "group"));
+	EXPECT_TRUE(has(error_message(Op::OpenIpc, -EACCES), "group 'hl'"));
+	EXPECT_TRUE(has(error_message(Op::OpenDevice, -EACCES), "group 'hl'"));
 	EXPECT_TRUE(has(error_message(Op::OpenIpc, EPERM), "/dev/hl_ipc"));
 }
 

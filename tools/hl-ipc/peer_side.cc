@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+#include "peer_side.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "devices.h"
+#include "holders.h"
+#include "ipc_state.h"
+#include "peer_msg.h"
+
+namespace hlipc {
+
+namespace {
+
+// For EACCES: which node this user cannot open, and the group to join.
+void print_access_hints(const char *tool)
+{
+	std::vector<std::string> paths{HL_IPC_DEVICE_PATH};
+	std::vector<Device> devs;
+	list_devices(&devs);
+	for (auto &d : devs) {
+		paths.push_back(d.compute.path);
+		if (!d.control.path.empty())
+			paths.push_back(d.control.path);
+	}
+	for (auto &p : paths)
+		if (access(p.c_str(), R_OK | W_OK) < 0)
+			fprintf(stderr, "%s: %s\n", tool,
+				access_hint(p, -errno).c_str());
+}
+
+// For EBUSY opening a device: who holds the compute nodes in use.
+void print_busy_holders(const char *tool)
+{
+	std::vector<Device> devs;
+	list_devices(&devs);
+	for (auto &d : devs) {
+		if (d.in_use != 1)
+			continue;
+		Holders h = find_node_holders(d.compute.rdev, d.compute.path);
+		fprintf(stderr, "%s: %s is in use by %s\n", tool, d.compute.path.c_str(),
+			h.processes.empty() ? "a process this user cannot inspect"
+					    : describe_holders(h).c_str());
+	}
+}
+
+}  // namespace
+
+void die(const Side &s, const char *what, int err)
+{
+	const char *detail = hlthunk_ipc_last_error();
+	fprintf(stderr, "%s: process %s: %s failed: %s\n", s.tool, s.name, what,
+		*detail ? detail : hlthunk_ipc_strerror(err));
+	if (err == -EACCES || err == -EPERM)
+		print_access_hints(s.tool);
+	else if (err == -EBUSY)
+		print_busy_holders(s.tool);
+	_exit(1);
+}
+
+int32_t verify_pattern(const unsigned char *p, uint64_t size, uint32_t seed)
+{
+	int64_t bad = check_pattern(p, size, seed);
+	return bad < 0 ? 0 : static_cast<int32_t>(bad + 1);
+}
+
+void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size)
+{
+	int ctl = hlthunk_open_control(s.index, nullptr);
+	if (ctl < 0)
+		die(s, "opening the control node", ctl);
+	char bus[32] = "";
+	int rc = hlthunk_get_pci_bus_id_from_fd(ctl, bus, sizeof(bus));
+	hlthunk_close(ctl);
+	if (rc < 0)
+		die(s, "reading the PCI bus id", rc);
+	s.bus = bus;
+	s.fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, bus);
+	if (s.fd < 0)
+		die(s, "opening the device", s.fd);
+
+	if ((rc = s.src.create(s.fd, max_size)) < 0 ||
+	    (rc = s.dst.create(s.fd, max_size)) < 0)
+		die(s, "allocating device memory", rc);
+	if ((rc = s.src.map_cpu()) < 0 || (rc = s.dst.map_cpu()) < 0)
+		die(s, "mapping device memory for the CPU", rc);
+	s.host = host;
+	s.host_va = hlthunk_host_memory_map(s.fd, host, 0, host_size);
+	if (!s.host_va)
+		die(s, "pinning host memory for the device", -errno);
+	if ((rc = s.dma.init(s.fd)) < 0)
+		die(s, "creating a command buffer", rc);
+	s.pvw = Mapping::map(max_size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (!s.pvw.valid())
+		die(s, "allocating host memory", -errno);
+
+	// Fill: pattern into our half of the host buffer, DMA it in.
+	uint64_t half = host_size / 2;
+	uint64_t off = s.index == 0 ? 0 : half;
+	fill_pattern(host + off, max_size, s.index + 1);
+	if ((rc = s.dma.copy(s.src.va(), s.host_va + off, max_size)) < 0)
+		die(s, "filling device memory with LIN_DMA", rc);
+	if (check_pattern(s.src.cpu(), max_size, s.index + 1) >= 0) {
+		fprintf(stderr, "%s: process %s: device memory does not hold what "
+				"the DMA engine wrote\n", s.tool, s.name);
+		_exit(1);
+	}
+	memset(s.dst.cpu(), 0, max_size);
+
+	uint64_t off_in_region = 0;
+	rc = hlthunk_ipc_register_device_memory(s.fd, s.dst.va(), &s.dst_cookie,
+						&off_in_region, nullptr);
+	if (rc < 0)
+		die(s, "registering device memory with /dev/hl_ipc", rc);
+}
+
+Peer connect_peer(Side &s, int sock)
+{
+	Msg hello{};
+	hello.type = kHello;
+	hello.a = s.dst_cookie;
+	hello.b = static_cast<uint64_t>(s.index);
+	hello.c = static_cast<uint64_t>(getpid());
+	hello.d = reinterpret_cast<uint64_t>(s.pvw.get());
+	snprintf(hello.text, sizeof(hello.text), "%s", s.bus.c_str());
+	send_msg(sock, hello);
+	Msg m = recv_msg(sock);
+	if (m.type != kHello)
+		die(s, "exchanging cookies", -EPROTO);
+	Peer peer{static_cast<int>(m.b), m.text, static_cast<pid_t>(m.c), m.d};
+
+	s.peer_ctl = hlthunk_open_control(peer.index, nullptr);
+	if (s.peer_ctl < 0)
+		die(s, "opening the peer's control node", s.peer_ctl);
+	int rc = hlthunk_ipc_import(s.peer_ctl, m.a, &s.peer_dst_va, nullptr);
+	if (rc < 0)
+		die(s, "importing the peer's cookie", rc);
+	rc = hlthunk_ipc_channel_create(s.fd, s.peer_ctl, &s.channel);
+	if (rc < 0)
+		die(s, "creating a channel", rc);
+	return peer;
+}
+
+int serve(Side &b, int sock)
+{
+	for (;;) {
+		Msg m = recv_msg(sock);
+		int rc = 0;
+		switch (m.type) {
+		case kVerify:
+			reply(sock, verify_pattern(b.dst.cpu(), m.a,
+						   static_cast<uint32_t>(m.b)));
+			break;
+		case kVerifyHost:
+			rc = verify_pattern(b.pvw.bytes(), m.a,
+					    static_cast<uint32_t>(m.b));
+			memset(b.pvw.get(), 0, m.a);
+			reply(sock, rc);
+			break;
+		case kClear:
+			memset(b.dst.cpu(), 0, m.a);
+			reply(sock, 0);
+			break;
+		case kStagedH2D:
+			reply(sock, b.dma.copy(b.dst.va(), b.host_va, m.a));
+			break;
+		case kCopyBack:
+			rc = hlthunk_ipc_channel_copy(
+				b.channel, b.fd, b.peer_ctl,
+				reinterpret_cast<void *>(b.peer_dst_va),
+				reinterpret_cast<void *>(b.src.va()), m.a);
+			reply(sock, rc);
+			break;
+		case kQuit:
+			hlthunk_ipc_channel_destroy(b.channel);
+			return 0;
+		default:
+			return 1;
+		}
+	}
+}
+
+}  // namespace hlipc

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// One of the two processes of the demo and the benchmark: it owns one
+// device, a source and a destination buffer in its memory, a DMA engine
+// for the staged path, and a channel to the other process's device.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "device_buffer.h"
+#include "hlthunk.h"
+#include "mapping.h"
+#include "staged_dma.h"
+
+namespace hlipc {
+
+struct Side {
+	Side(const char *tool_, const char *name_, int index_)
+		: tool(tool_), name(name_), index(index_)
+	{
+	}
+	const char *tool;  // "hl-ipc demo": prefix of messages
+	const char *name;  // "A" or "B"
+	int index;         // device index
+	int fd = -1;
+	std::string bus;
+	DeviceBuffer src, dst;
+	StagedDma dma;
+	unsigned char *host = nullptr;  // the host buffer shared by A and B
+	uint64_t host_va = 0;           // ... mapped for this device
+	Mapping pvw;                    // private host memory (process_vm_writev)
+	hlthunk_ipc_cookie dst_cookie = 0;
+	int peer_ctl = -1;          // control node of the peer's device
+	uint64_t peer_dst_va = 0;   // the peer's destination, imported
+	uint32_t channel = 0;       // this device -> peer device
+};
+
+struct Peer {
+	int index;
+	std::string bus;
+	pid_t pid;
+	uint64_t pvw_addr;  // the peer's private host buffer
+};
+
+// Prints what failed, with what to do about it (the group to join, the
+// process that holds a busy device), and ends the process.
+[[noreturn]] void die(const Side &s, const char *what, int err);
+
+// Opens this side's device, fills its source buffer with the DMA engine
+// from its half of the host buffer (pattern seed index + 1), registers its
+// destination buffer and maps a private host buffer of max_size.
+void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size);
+
+// Swaps cookies with the peer, imports the peer's and opens a channel.
+Peer connect_peer(Side &s, int sock);
+
+// B's side: answers A's requests until kQuit.  Returns the exit status.
+int serve(Side &b, int sock);
+
+// 0 if the first size bytes of p hold the pattern of seed, else the first
+// bad offset + 1 (the reply status of kVerify).
+int32_t verify_pattern(const unsigned char *p, uint64_t size, uint32_t seed);
+
+}  // namespace hlipc
