@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "transport_config.h"
+
+namespace gaudi_ipc {
+
+ucs_config_field_t md_config_table[] = {
+	{"", "", nullptr, ucs_offsetof(MdConfig, super),
+	 UCS_CONFIG_TYPE_TABLE(uct_md_config_table)},
+
+	{"CHANNELS", "try",
+	 "Move data through /dev/hl_ipc channels (one copy, device to device):\n"
+	 " yes - channels only; memory they cannot reach is unreachable and\n"
+	 "       registration fails without /dev/hl_ipc,\n"
+	 " no  - never; every transfer takes the staged DMA path (the source\n"
+	 "       device's DMA engine copies into pinned host memory, the\n"
+	 "       destination's copies out of it),\n"
+	 " try - channels, and the staged path where channels cannot reach\n"
+	 "       the memory (no habanalabs_ipc module, peer-to-peer-only\n"
+	 "       device memory).",
+	 ucs_offsetof(MdConfig, channels), UCS_CONFIG_TYPE_TERNARY},
+
+	{nullptr, nullptr, nullptr, 0, {}},
+};
+
+ucs_config_field_t iface_config_table[] = {
+	{"", "", nullptr, ucs_offsetof(IfaceConfig, super),
+	 UCS_CONFIG_TYPE_TABLE(uct_iface_config_table)},
+
+	{"BW", "2100MBs",
+	 "Bandwidth UCX assumes for the transport when it chooses between\n"
+	 "transports.  The default was measured with the channel path on\n"
+	 "emulated devices (Documentation/uct-bridge.md, \"Performance\").",
+	 ucs_offsetof(IfaceConfig, bandwidth), UCS_CONFIG_TYPE_BW},
+
+	{"LAT", "6us",
+	 "Latency UCX assumes for one transfer (measured, as BW).",
+	 ucs_offsetof(IfaceConfig, latency), UCS_CONFIG_TYPE_TIME},
+
+	{"OVERHEAD", "5us",
+	 "CPU time UCX assumes an operation costs the caller (measured, as BW).",
+	 ucs_offsetof(IfaceConfig, overhead), UCS_CONFIG_TYPE_TIME},
+
+	{"MAX_INFLIGHT", "64",
+	 "Operations one interface keeps in flight; more return\n"
+	 "UCS_ERR_NO_RESOURCE (UCX then queues them as pending).",
+	 ucs_offsetof(IfaceConfig, max_inflight), UCS_CONFIG_TYPE_UINT},
+
+	{"SYNC_COPY_MAX", "64k",
+	 "Channel copies up to this size run to completion inside the call\n"
+	 "(no completion to wait for); larger ones are queued on the channel\n"
+	 "and completed by progress.",
+	 ucs_offsetof(IfaceConfig, sync_copy_max), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"BCOPY_SIZE", "8k",
+	 "Largest put_bcopy and get_bcopy: the size of the interface's\n"
+	 "registered bounce buffer (never above STAGING_SIZE).",
+	 ucs_offsetof(IfaceConfig, bcopy_size), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"STAGING_SIZE", "1m",
+	 "Staged path: bytes of pinned host memory per staging slot, i.e. the\n"
+	 "largest piece one DMA command moves.  Larger transfers are split.",
+	 ucs_offsetof(IfaceConfig, staging_size), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"STAGING_SLOTS", "8",
+	 "Staged path: slots this interface offers peers; pieces of transfers\n"
+	 "towards it that are in flight at once (memory: SLOTS x SIZE).",
+	 ucs_offsetof(IfaceConfig, staging_slots), UCS_CONFIG_TYPE_UINT},
+
+	{"PEER_TIMEOUT", "30s",
+	 "Staged path: how long a transfer waits for a peer that is alive but\n"
+	 "does not serve it (a peer that exits fails its transfers at once).",
+	 ucs_offsetof(IfaceConfig, peer_timeout), UCS_CONFIG_TYPE_TIME},
+
+	{"DMA_TIMEOUT", "30s",
+	 "Staged path: how long one DMA command submission may take.",
+	 ucs_offsetof(IfaceConfig, dma_timeout), UCS_CONFIG_TYPE_TIME},
+
+	{nullptr, nullptr, nullptr, 0, {}},
+};
+
+}  // namespace gaudi_ipc
