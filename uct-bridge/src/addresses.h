@@ -11,7 +11,15 @@
 
 namespace gaudi_ipc {
 
-using DeviceAddr = NodeId;
+// UCP packs device addresses of at most 31 bytes: the node as two hashes,
+// enough to tell equal from different.
+struct DeviceAddr {
+	uint64_t boot;        // of the boot id
+	uint64_t namespaces;  // of the pid, mount and network namespaces
+};
+static_assert(sizeof(DeviceAddr) <= 31, "UCP's limit for device addresses");
+
+DeviceAddr device_addr(const NodeId &n);
 
 enum IfaceAddrFlags : uint32_t {
 	kAddrChannels = 1 << 0,  // takes part in channel copies
@@ -26,6 +34,7 @@ struct IfaceAddr {
 	int32_t mailbox_fd;    // the owner's memfd (kAddrMailbox)
 	uint32_t reserved;
 };
-static_assert(sizeof(IfaceAddr) == 32, "the interface address layout is fixed");
+static_assert(sizeof(IfaceAddr) == 32 && sizeof(IfaceAddr) <= 63,
+	      "the layout is fixed; UCP packs at most 63 bytes");
 
 }  // namespace gaudi_ipc

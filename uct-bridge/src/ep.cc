@@ -439,8 +439,10 @@ ucs_status_t Ep::zcopy_staged(bool get, const uct_iov_t *iov, size_t iovcnt,
 	bool free_slot = false;
 	for (uint32_t i = 0; i < peer->mb.slots() && !free_slot; i++)
 		free_slot = peer->mb.slot(i).state.load(std::memory_order_relaxed) == kSlotFree;
-	if (!free_slot)
+	if (!free_slot) {
+		iface_->nudge(*peer);
 		return UCS_ERR_NO_RESOURCE;
+	}
 	Op *op = iface_->new_op(this, comp);
 	op->staged = true;
 	op->get = get;

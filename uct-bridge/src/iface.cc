@@ -68,7 +68,7 @@ ucs_status_t Iface::open(uct_md_h md, uct_worker_h worker,
 Iface::Iface(Md *md, const IfaceConfig &c)
 	: md_(md), bandwidth_(c.bandwidth), latency_(c.latency), overhead_(c.overhead),
 	  staging_slots_(c.staging_slots), staging_size_(c.staging_size),
-	  nonce_(random_u64())
+	  mode_(c.channels == UCS_AUTO ? UCS_TRY : c.channels), nonce_(random_u64())
 {
 	h_.self = this;
 	set_.max_inflight = std::max(1u, c.max_inflight);
@@ -81,7 +81,7 @@ Iface::Iface(Md *md, const IfaceConfig &c)
 
 ucs_status_t Iface::init(const uct_iface_params_t *)
 {
-	const ucs_ternary_auto_value_t mode = md_->channels();
+	const ucs_ternary_auto_value_t mode = mode_;
 	if (mode != UCS_NO) {
 		struct hlthunk_ipc_info info;
 		int rc = hlthunk_ipc_query(&info);
@@ -90,7 +90,7 @@ ucs_status_t Iface::init(const uct_iface_params_t *)
 		} else if (mode == UCS_YES) {
 			ucs_error("gaudi_ipc: channels required (UCX_GAUDI_IPC_CHANNELS=y) "
 				  "but unusable: %s", library_message(rc));
-			return status_from_errno(rc);
+			return UCS_ERR_NO_DEVICE;
 		} else {
 			ucs_debug("gaudi_ipc: no channels, staged path only: %s",
 				  library_message(rc));
@@ -222,7 +222,8 @@ ucs_status_t Iface::query(uct_iface_attr_t *attr) const
 
 ucs_status_t Iface::get_device_address(uct_device_addr_t *addr) const
 {
-	memcpy(addr, &this_node(), sizeof(DeviceAddr));
+	DeviceAddr d = device_addr(this_node());
+	memcpy(addr, &d, sizeof(d));
 	return UCS_OK;
 }
 
@@ -248,7 +249,8 @@ int Iface::is_reachable(const uct_device_addr_t *dev, const uct_iface_addr_t *if
 	IfaceAddr a;
 	memcpy(&d, dev, sizeof(d));
 	memcpy(&a, iface, sizeof(a));
-	if (!same_node(d, this_node()))
+	DeviceAddr mine = device_addr(this_node());
+	if (d.boot != mine.boot || d.namespaces != mine.namespaces)
 		return 0;
 	return (channels_on_ && (a.flags & kAddrChannels)) ||
 	       (staged_allowed_ && (a.flags & kAddrMailbox));

@@ -60,6 +60,7 @@ struct PeerMailbox {
 	std::list<Chunk> chunks; // posted, not yet taken back
 	bool dead = false;
 	uint64_t last_check = 0;
+	uint64_t last_full_ring = 0;  // when we last rang it for want of a slot
 };
 
 // A channel of this interface, and its copies in flight (in order).
@@ -147,8 +148,10 @@ public:
 	// Moves op's local memory [pos, pos + len) to or from a staging slot.
 	int move_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
 		       uint64_t len, bool to_staging);
-	// Gives a never-served chunk's slot back (its op failed).
+	// Gives a slot back.
 	void release_slot(PeerMailbox &peer, uint32_t slot);
+	// Tells peer that we wait for a slot.
+	void nudge(PeerMailbox &peer);
 
 private:
 	friend class Ep;
@@ -169,6 +172,7 @@ private:
 	double bandwidth_, latency_, overhead_;
 	uint32_t staging_slots_;
 	uint64_t staging_size_;
+	ucs_ternary_auto_value_t mode_;  // UCX_GAUDI_IPC_CHANNELS
 	bool channels_on_ = false;
 	bool staged_allowed_ = false;
 	uint64_t nonce_;

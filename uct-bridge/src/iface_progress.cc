@@ -134,16 +134,19 @@ unsigned Iface::reap_staged()
 			auto c = *it;
 			it = peer.chunks.erase(it);
 			int rc = s.status.load(std::memory_order_relaxed);
-			if (rc == 0 && c.op->get)
+			const char *where = "at the peer";
+			if (rc == 0 && c.op->get) {
 				rc = move_local(c.op, peer, c.slot, c.pos, c.len, false);
+				where = "here";
+			}
 			release_slot(peer, c.slot);
 			ucs_status_t st = UCS_OK;
 			if (rc < 0) {
 				st = status_from_errno(rc);
-				ucs_error("gaudi_ipc: staged %s of %" PRIu64 " bytes at offset "
-					  "%" PRIu64 " failed: %s",
-					  c.op->get ? "get" : "put", c.len, c.pos,
-					  library_message(rc));
+				ucs_error("gaudi_ipc: staged %s of %" PRIu64 " bytes (offset "
+					  "%" PRIu64 ") failed %s: %s",
+					  c.op->get ? "get" : "put", c.len, c.pos, where,
+					  staged_message(rc));
 			}
 			part_done(c.op, st);
 			n++;

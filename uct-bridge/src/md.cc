@@ -29,16 +29,6 @@ std::mutex open_mu;
 std::unique_ptr<Md> the_md;
 int open_refs;
 
-// Whether a host mapping exists at addr too: then the address alone does
-// not say which memory the program means.
-bool host_mapped(uint64_t addr)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned char vec;
-	void *p = reinterpret_cast<void *>(addr & ~static_cast<uint64_t>(page - 1));
-	return mincore(p, static_cast<size_t>(page), &vec) == 0;
-}
-
 bool wants_write(unsigned flags)
 {
 	constexpr unsigned kAccess = UCT_MD_MEM_ACCESS_ALL;
@@ -144,16 +134,8 @@ ucs_status_t Md::open(uct_component_t *, const MdConfig *config, uct_md_h *md_p)
 	}
 }
 
-ucs_ternary_auto_value_t Md::channels_mode()
+Md::Md(const MdConfig &)
 {
-	std::lock_guard<std::mutex> l(open_mu);
-	return the_md ? the_md->channels_ : UCS_TRY;
-}
-
-Md::Md(const MdConfig &config) : channels_(config.channels)
-{
-	if (channels_ == UCS_AUTO)
-		channels_ = UCS_TRY;
 	h_.super.ops = md_ops();
 	h_.super.component = &component;
 	h_.self = this;
@@ -196,13 +178,9 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 	struct hlthunk_ipc_mem_info info;
 	int rc = hlthunk_ipc_lookup_address(addr, length, &info);
 	if (rc == 0) {
-		if (host_mapped(addr)) {
-			ucs_log(level, "gaudi_ipc: %p is both host memory and device "
-				       "memory of %s: map the device memory at another "
-				       "address (hint_addr of hlthunk_device_memory_map)",
-				address, info.pci_bus_id);
-			return UCS_ERR_INVALID_PARAM;
-		}
+		// An address libhlthunk knows as a device mapping of this process
+		// is device memory; anything else is host memory (UCX has no
+		// memory type for Gaudi: the address is all there is).
 		m->device = true;
 		m->writable = true;  // libhlthunk registers device memory read-write
 		memcpy(m->bus, info.pci_bus_id, sizeof(m->bus));
@@ -214,51 +192,42 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 		return status_from_errno(rc);
 	}
 
-	if (channels_ != UCS_NO) {
-		if (m->device) {
-			int fd = DeviceNodes::get().control_fd(m->bus);
-			uint64_t off = 0, size = 0;
-			rc = fd < 0 ? fd
-				    : hlthunk_ipc_register_device_memory(
-					      fd, addr, &m->cookie, &off, &size);
-			m->cookie_offset = off;
-		} else {
-			uint32_t access = HLTHUNK_IPC_ACCESS_READ;
-			if (wants_write(flags))
-				access |= HLTHUNK_IPC_ACCESS_WRITE;
-			rc = hlthunk_ipc_register_host(address, length, access, &m->cookie);
-			if (rc == -EFAULT && (access & HLTHUNK_IPC_ACCESS_WRITE)) {
-				// Read-only memory: peers may read it only.
-				rc = hlthunk_ipc_register_host(address, length,
-							       HLTHUNK_IPC_ACCESS_READ,
-							       &m->cookie);
-				m->writable = false;
-			}
-			m->own_cookie = rc == 0;
+	// Channel path: a /dev/hl_ipc region, if the kernel can reach the memory.
+	if (m->device) {
+		int fd = DeviceNodes::get().control_fd(m->bus);
+		uint64_t off = 0, size = 0;
+		rc = fd < 0 ? fd
+			    : hlthunk_ipc_register_device_memory(fd, addr, &m->cookie,
+								 &off, &size);
+		m->cookie_offset = off;
+	} else {
+		uint32_t access = HLTHUNK_IPC_ACCESS_READ;
+		if (wants_write(flags))
+			access |= HLTHUNK_IPC_ACCESS_WRITE;
+		rc = hlthunk_ipc_register_host(address, length, access, &m->cookie);
+		if (rc == -EFAULT && (access & HLTHUNK_IPC_ACCESS_WRITE)) {
+			// Read-only memory: peers may read it only.
+			rc = hlthunk_ipc_register_host(address, length,
+						       HLTHUNK_IPC_ACCESS_READ, &m->cookie);
+			m->writable = false;
 		}
-		if (rc < 0) {
-			m->cookie = 0;
-			if (channels_ == UCS_YES) {
-				ucs_log(level, "gaudi_ipc: cannot register %zu bytes at %p "
-					       "for channels (UCX_GAUDI_IPC_CHANNELS=y): %s",
-					length, address, library_message(rc));
-				return status_from_errno(rc);
-			}
-			ucs_debug("gaudi_ipc: %p (%zu bytes) not reachable by channels, "
-				  "using the staged path: %s",
-				  address, length, library_message(rc));
-		}
+		m->own_cookie = rc == 0;
 	}
-	if (channels_ != UCS_YES) {
-		StagedRegion r;
-		memset(&r, 0, sizeof(r));
-		r.addr = addr;
-		r.length = length;
-		r.device = m->device;
-		memcpy(r.bus, m->bus, sizeof(r.bus));
-		r.writable = m->writable;
-		m->stage_key = Registry::get().add(r);
+	if (rc < 0) {
+		m->cookie = 0;
+		ucs_debug("gaudi_ipc: %p (%zu bytes) is not reachable by channels, "
+			  "only by the staged path: %s",
+			  address, length, library_message(rc));
 	}
+	// Staged path: a key of this process's registry.
+	StagedRegion r;
+	memset(&r, 0, sizeof(r));
+	r.addr = addr;
+	r.length = length;
+	r.device = m->device;
+	memcpy(r.bus, m->bus, sizeof(r.bus));
+	r.writable = m->writable;
+	m->stage_key = Registry::get().add(r);
 	ucs_trace("gaudi_ipc: registered %p..%p %s%s cookie 0x%" PRIx64 " key 0x%" PRIx64,
 		  address, UCS_PTR_BYTE_OFFSET(address, length),
 		  m->device ? "device memory of " : "host memory", m->bus, m->cookie,

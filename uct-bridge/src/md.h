@@ -30,16 +30,12 @@ public:
 	static ucs_status_t open(uct_component_t *component, const MdConfig *config,
 				 uct_md_h *md_p);
 	static Md *from(uct_md_h md) { return reinterpret_cast<MdHandle *>(md)->self; }
-	// How the open domain handles channels (YES, NO, TRY); TRY if none is
-	// open.  rkey_unpack has no domain and asks this.
-	static ucs_ternary_auto_value_t channels_mode();
 
 	explicit Md(const MdConfig &config);
 	Md(const Md &) = delete;
 	Md &operator=(const Md &) = delete;
 
 	uct_md_h handle() { return &h_.super; }
-	ucs_ternary_auto_value_t channels() const { return channels_; }
 
 	ucs_status_t query(uct_md_attr_t *attr) const;
 	ucs_status_t mem_reg(void *address, size_t length, unsigned flags,
@@ -50,7 +46,6 @@ public:
 private:
 	friend void md_close(uct_md_h md);
 	MdHandle h_;
-	ucs_ternary_auto_value_t channels_;
 };
 
 }  // namespace gaudi_ipc

@@ -7,7 +7,6 @@
 
 #include "device_index.h"
 #include "hlthunk.h"
-#include "md.h"
 #include "status.h"
 
 namespace gaudi_ipc {
@@ -42,6 +41,10 @@ ucs_status_t rkey_unpack(uct_component_t *, const void *buffer, uct_rkey_t *rkey
 {
 	return guarded([&]() -> ucs_status_t {
 		RkeyFields f;
+		if (!buffer) {
+			ucs_error("gaudi_ipc: no remote key to unpack (NULL)");
+			return UCS_ERR_INVALID_PARAM;
+		}
 		switch (parse_rkey(buffer, this_node(), &f)) {
 		case RkeyCheck::Corrupt:
 			ucs_error("gaudi_ipc: remote key is corrupt (bad magic, version, "
@@ -58,19 +61,19 @@ ucs_status_t rkey_unpack(uct_component_t *, const void *buffer, uct_rkey_t *rkey
 		auto k = std::make_unique<RemoteKey>();
 		k->f = f;
 		k->dev = device_index(f.bus);
-		ucs_ternary_auto_value_t mode = Md::channels_mode();
-		k->channel_ok = mode != UCS_NO && f.has_cookie() && cookie_usable(f);
-		k->staged_ok = mode != UCS_YES && f.staged() &&
-			       f.owner_uid == static_cast<uint32_t>(geteuid()) &&
-			       process_alive(f.owner);
+		// What an interface may use of it is its own choice
+		// (UCX_GAUDI_IPC_CHANNELS); here: what can reach the memory at all.
+		k->channel_ok = f.has_cookie() && cookie_usable(f);
+		const bool same_user = f.owner_uid == static_cast<uint32_t>(geteuid());
+		const bool alive = process_alive(f.owner);
+		k->staged_ok = f.staged() && same_user && alive;
 		if (!k->channel_ok && !k->staged_ok) {
 			ucs_debug("gaudi_ipc: remote key of pid %u unreachable: channels "
-				  "cannot use its cookie and the staged path %s",
+				  "cannot use its cookie, and for the staged path %s",
 				  f.owner.pid,
-				  !f.staged() ? "is off at the owner"
-				  : mode == UCS_YES ? "is off here (UCX_GAUDI_IPC_CHANNELS=y)"
-				  : process_alive(f.owner) ? "is for another user"
-							   : "owner has exited");
+				  !f.staged() ? "it has no key"
+				  : !same_user ? "it belongs to another user"
+					       : "its owner has exited");
 			return UCS_ERR_UNREACHABLE;
 		}
 		*rkey_p = reinterpret_cast<uct_rkey_t>(k.release());

@@ -46,13 +46,27 @@ std::shared_ptr<PeerMailbox> Iface::attach_peer(const ProcessId &owner, int fd,
 int Iface::claim_slot(PeerMailbox &peer)
 {
 	int i = peer.mb.claim(peer.hint);
-	if (i < 0)
+	if (i < 0) {
+		nudge(peer);
 		return -1;
+	}
 	Slot &s = peer.mb.slot(static_cast<uint32_t>(i));
 	s.initiator_start = this_process().start;
 	s.initiator_pid.store(this_process().pid, std::memory_order_release);
 	peer.hint = static_cast<uint32_t>(i) + 1;
 	return i;
+}
+
+void Iface::nudge(PeerMailbox &peer)
+{
+	// All slots taken: ring the owner, which frees the slots of initiators
+	// that died when it looks (it may call no progress otherwise).  At
+	// most every 50 ms: a caller that retries in a loop must not flood it.
+	uint64_t now = ucs_get_time();
+	if (now - peer.last_full_ring > ucs_time_from_msec(50)) {
+		peer.last_full_ring = now;
+		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+	}
 }
 
 void Iface::release_slot(PeerMailbox &peer, uint32_t slot)
@@ -94,7 +108,7 @@ ucs_status_t Iface::post_staged(Op *op)
 			if (rc < 0) {
 				release_slot(peer, static_cast<uint32_t>(slot));
 				ucs_error("gaudi_ipc: staged put: reading local memory: %s",
-					  library_message(rc));
+					  staged_message(rc));
 				return status_from_errno(rc);
 			}
 		}

@@ -63,3 +63,31 @@ const char *library_message(int err)
 }
 
 }  // namespace gaudi_ipc
+
+namespace gaudi_ipc {
+
+const char *staged_message(int err)
+{
+	switch (-err) {
+	case ENOENT:
+		return "the peer has no such registration (deregistered, or the key "
+		       "is stale)";
+	case EFAULT:
+		return "the memory is not mapped any more (freed or unmapped after "
+		       "it was registered)";
+	case EROFS:
+		return "the peer's memory is registered read-only";
+	case ERANGE:
+		return "the range is outside the peer's registration";
+	case EBADF:
+		return "the device fd the memory was mapped on is closed";
+	case ETIMEDOUT:
+		return "a DMA transfer did not finish within UCX_GAUDI_IPC_DMA_TIMEOUT";
+	case EIO:
+		return "the device aborted a DMA transfer";
+	default:
+		return strerror(err < 0 ? -err : err);
+	}
+}
+
+}  // namespace gaudi_ipc

@@ -12,8 +12,12 @@ namespace gaudi_ipc {
 ucs_status_t status_from_errno(int err);
 
 // The message of the last failed libhlthunk call in this thread, or the
-// system's text for err when the library has none.
+// system's text for err when the library has none.  Only right after the
+// failed call.
 const char *library_message(int err);
+
+// What a -errno a peer's staging server answered means.
+const char *staged_message(int err);
 
 }  // namespace gaudi_ipc
 

@@ -7,24 +7,24 @@ ucs_config_field_t md_config_table[] = {
 	{"", "", nullptr, ucs_offsetof(MdConfig, super),
 	 UCS_CONFIG_TYPE_TABLE(uct_md_config_table)},
 
-	{"CHANNELS", "try",
-	 "Move data through /dev/hl_ipc channels (one copy, device to device):\n"
-	 " yes - channels only; memory they cannot reach is unreachable and\n"
-	 "       registration fails without /dev/hl_ipc,\n"
-	 " no  - never; every transfer takes the staged DMA path (the source\n"
-	 "       device's DMA engine copies into pinned host memory, the\n"
-	 "       destination's copies out of it),\n"
-	 " try - channels, and the staged path where channels cannot reach\n"
-	 "       the memory (no habanalabs_ipc module, peer-to-peer-only\n"
-	 "       device memory).",
-	 ucs_offsetof(MdConfig, channels), UCS_CONFIG_TYPE_TERNARY},
-
 	{nullptr, nullptr, nullptr, 0, {}},
 };
 
 ucs_config_field_t iface_config_table[] = {
 	{"", "", nullptr, ucs_offsetof(IfaceConfig, super),
 	 UCS_CONFIG_TYPE_TABLE(uct_iface_config_table)},
+
+	{"CHANNELS", "try",
+	 "Move data through /dev/hl_ipc channels (one copy, device to device):\n"
+	 " yes - channels only; memory they cannot reach is unreachable, and\n"
+	 "       the interface does not open without /dev/hl_ipc,\n"
+	 " no  - never; every transfer takes the staged DMA path (the source\n"
+	 "       device's DMA engine copies into pinned host memory, the\n"
+	 "       destination's copies out of it),\n"
+	 " try - channels, and the staged path where channels cannot reach\n"
+	 "       the memory (no habanalabs_ipc module, peer-to-peer-only\n"
+	 "       device memory).",
+	 ucs_offsetof(IfaceConfig, channels), UCS_CONFIG_TYPE_TERNARY},
 
 	{"BW", "2100MBs",
 	 "Bandwidth UCX assumes for the transport when it chooses between\n"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The transport's configuration (UCX style: UCX_GAUDI_IPC_<NAME>, listed
-// by `ucx_info -c -f`).  The memory domain's knobs decide what a
-// registration makes possible; the interface's how transfers run.
+// by `ucx_info -c -f`).  The memory domain registers memory for both paths
+// whenever it can; each interface decides which path its transfers take.
 #pragma once
 
 #include <cstddef>
@@ -12,11 +12,11 @@ namespace gaudi_ipc {
 
 struct MdConfig {
 	uct_md_config_t super;
-	ucs_ternary_auto_value_t channels;  // yes, no, try
 };
 
 struct IfaceConfig {
 	uct_iface_config_t super;
+	ucs_ternary_auto_value_t channels;  // yes, no, try
 	double bandwidth;       // bytes/s, reported to UCX's selection
 	double latency;         // s
 	double overhead;        // s
