@@ -2,7 +2,9 @@
 // hlthunk_ipc_* calls for transports that move other programs' memory (the
 // UCT bridge): which device maps an address, channels with a host end, and
 // what a peer's cookie names.
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "c_return.h"
 #include "dev_discovery.h"
@@ -21,20 +23,23 @@ constexpr uint32_t kChannelFlagsAll = HLTHUNK_IPC_CHANNEL_SRC_HOST |
 				      HLTHUNK_IPC_CHANNEL_DST_HOST;
 
 // The fd a mapping was made on, if it is still open on the same node (the
-// program may have closed it, and the number may name another file now).
-int still_open(const MappingDesc &d)
+// program may have closed it, and the number may name another file now),
+// and the device's PCI address: from the library's per-device-number cache
+// while the fd is open, else from udev.
+void describe(const MappingDesc &d, struct hlthunk_ipc_mem_info *info)
 {
+	std::string bus;
 	auto n = LibState::get().node_of(d.fd);
-	return n && n->file == d.file ? d.fd : -1;
-}
-
-void set_bus(const MappingDesc &d, struct hlthunk_ipc_mem_info *info)
-{
-	auto node = node_of_devnum(d.file.rdev);
-	if (!node)
-		return;
-	strncpy(info->pci_bus_id, node->pci_bus.c_str(),
-		sizeof(info->pci_bus_id) - 1);
+	if (n && n->file == d.file) {
+		info->fd = d.fd;
+		bus = n->pci_bus;
+	} else {
+		info->fd = -1;
+		if (auto node = node_of_devnum(d.file.rdev))
+			bus = node->pci_bus;
+	}
+	memcpy(info->pci_bus_id, bus.c_str(),
+	       std::min(bus.size(), sizeof(info->pci_bus_id) - 1));
 }
 
 }  // namespace
@@ -55,13 +60,12 @@ extern "C" hlthunk_public int hlthunk_ipc_lookup_address(
 		if (!h.fits)
 			return c_fail(Op::Generic, what, -ERANGE);
 		memset(info, 0, sizeof(*info));
-		info->fd = still_open(h.desc);
+		describe(h.desc, info);
 		info->kind = h.desc.kind == MappingKind::Device
 				     ? HLTHUNK_IPC_MEM_DEVICE
 				     : HLTHUNK_IPC_MEM_HOST_MAPPED;
 		info->base = h.desc.va;
 		info->size = h.desc.size;
-		set_bus(h.desc, info);
 		return 0;
 	});
 }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <memory>
 
 #include "hlthunk.h"
+#include "staged_dma.h"
 #include "uct_env.h"
 
 namespace uct_test {
@@ -142,6 +144,11 @@ struct PeerState {
 	std::map<uint64_t, std::unique_ptr<Registration>> regs;
 	std::vector<uct_ep_h> eps;
 	uint64_t next = 1;
+	// The benchmark's hand-written staged path.
+	int shm_fd = -1;
+	void *shm = nullptr;
+	uint64_t shm_size = 0, shm_va = 0;
+	std::unique_ptr<hlipc::StagedDma> dma;
 };
 
 void set_blob(PeerMsg &r, const std::vector<uint8_t> &b)
@@ -283,6 +290,41 @@ void handle(PeerState &s, const PeerMsg &m, PeerMsg &r)
 		r.status = st;
 		return;
 	}
+	case kShm: {
+		if (s.shm || s.dev_fd < 0) {
+			r.status = -EBUSY;
+			return;
+		}
+		s.shm_fd = memfd_create("uct-bench-staging", MFD_CLOEXEC);
+		if (s.shm_fd < 0 || ftruncate(s.shm_fd, static_cast<off_t>(m.b)) < 0) {
+			r.status = -errno;
+			return;
+		}
+		s.shm = mmap(nullptr, m.b, PROT_READ | PROT_WRITE, MAP_SHARED, s.shm_fd, 0);
+		if (s.shm == MAP_FAILED) {
+			s.shm = nullptr;
+			r.status = -errno;
+			return;
+		}
+		s.shm_size = m.b;
+		s.shm_va = hlthunk_host_memory_map(s.dev_fd, s.shm, 0, m.b);
+		s.dma = std::make_unique<hlipc::StagedDma>();
+		if (!s.shm_va || s.dma->init(s.dev_fd) < 0) {
+			r.status = -EIO;
+			return;
+		}
+		r.a = static_cast<uint64_t>(s.shm_fd);
+		return;
+	}
+	case kDmaH2D: {
+		Buffer *b = buffer(s, m.a, 0, m.d);
+		if (!b || !s.dma || m.d > s.shm_size || b->kind() != Buffer::Device) {
+			r.status = -EINVAL;
+			return;
+		}
+		r.status = s.dma->copy(b->addr(), s.shm_va, static_cast<uint32_t>(m.d));
+		return;
+	}
 	default:
 		r.status = -EINVAL;
 	}
@@ -328,6 +370,13 @@ int peer_main(int sock, int dev)
 		uct_ep_destroy(ep);
 	s.regs.clear();
 	s.bufs.clear();
+	s.dma.reset();
+	if (s.shm_va)
+		hlthunk_memory_unmap(s.dev_fd, s.shm_va);
+	if (s.shm)
+		munmap(s.shm, s.shm_size);
+	if (s.shm_fd >= 0)
+		close(s.shm_fd);
 	s.iface.reset();
 	if (s.dev_fd >= 0)
 		hlthunk_close(s.dev_fd);

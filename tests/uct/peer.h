@@ -31,6 +31,11 @@ enum PeerCmd : uint32_t {
 	kConnect,     // blob: the test's interface address -> a: ep id
 	kXfer,        // a: 0 put / 1 get, b: id, c: offset, d: length,
 		      // e: remote address, blob: packed rkey -> status
+	kShm,         // b: size -> a: fd of a shared host buffer (memfd), which
+		      // the peer mapped on its device: the staging buffer of
+		      // the hand-written staged path the benchmark compares with
+	kDmaH2D,      // a: id, d: length: the peer's DMA engine copies the
+		      // shared buffer into its device buffer (as hl-ipc demo)
 	kExit,
 };
 

@@ -367,9 +367,13 @@ TEST_F(Bridge, FlushFenceAndPending)
 	constexpr uint64_t kLen = 256 * 1024;
 	RemoteBuffer r = env().remote(1, 16 * kLen);
 	ASSERT_NE(r.id, 0u);
-	for (const char *mode : {"y", "n"}) {
-		SCOPED_TRACE(std::string("CHANNELS=") + mode);
-		Iface i({{"CHANNELS", mode}, {"MAX_INFLIGHT", "2"}, {"SYNC_COPY_MAX", "0"}});
+	for (const char *mode : {"y", "async", "n"}) {
+		SCOPED_TRACE(std::string("mode ") + mode);
+		Iface i({{"CHANNELS", mode[0] == 'n' ? "n" : "y"},
+			 {"ASYNC_COPIES", mode[0] == 'a' ? "y" : "n"},
+			 {"MAX_INFLIGHT", "2"},
+			 {"SYNC_COPY_MAX", "0"},
+			 {"SEG_SIZE", "64k"}});
 		ASSERT_EQ(i.open_status(), UCS_OK);
 		uct_ep_h ep;
 		ASSERT_EQ(i.connect(env().peer().address(), &ep), UCS_OK);
@@ -446,7 +450,9 @@ TEST_F(Bridge, FlushFenceAndPending)
 }
 
 // The interface's event fd wakes a sleeping caller when an operation
-// completes (channel path: /dev/hl_ipc; staged path: the doorbell).
+// completes: copies queued on the kernel's channel (the /dev/hl_ipc fd),
+// copies progress does in segments (arm says busy until they are done),
+// and the staged path (the completion doorbell).
 TEST_F(Bridge, EventFdWakesOnCompletion)
 {
 	RemoteBuffer r = env().remote(1, 4 << 20);
@@ -455,11 +461,18 @@ TEST_F(Bridge, EventFdWakesOnCompletion)
 	Buffer local(Buffer::Host, 4 << 20);
 	Registration reg(local.addr(), local.size());
 	ASSERT_EQ(reg.status(), UCS_OK);
-	for (Path path : {Path::Channel, Path::Staged}) {
-		SCOPED_TRACE(path_name(path));
-		Iface &i = env().iface(path);
+	const Config configs[] = {{{"CHANNELS", "y"}, {"ASYNC_COPIES", "y"}},
+				  {{"CHANNELS", "y"}, {"ASYNC_COPIES", "n"}},
+				  {{"CHANNELS", "n"}}};
+	for (const Config &cfg : configs) {
+		SCOPED_TRACE(cfg[0].second + (cfg.size() > 1 ? " " + cfg[1].second : ""));
+		Iface i(cfg);
+		ASSERT_EQ(i.open_status(), UCS_OK);
+		uct_ep_h ep;
+		ASSERT_EQ(i.connect(env().peer().address(), &ep), UCS_OK);
 		int fd = -1;
 		ASSERT_EQ(uct_iface_event_fd_get(i.iface(), &fd), UCS_OK);
+		fill(local.cpu(), 4 << 20, 81, 0);
 		uct_iov_t iov;
 		memset(&iov, 0, sizeof(iov));
 		iov.buffer = local.ptr();
@@ -467,15 +480,16 @@ TEST_F(Bridge, EventFdWakesOnCompletion)
 		iov.memh = reg.memh();
 		iov.count = 1;
 		Completion c;
-		ucs_status_t st = uct_ep_put_zcopy(env().ep(path), &iov, 1, r.addr, rk.rkey(),
-						   &c.comp);
+		ucs_status_t st = uct_ep_put_zcopy(ep, &iov, 1, r.addr, rk.rkey(), &c.comp);
 		ASSERT_EQ(st, UCS_INPROGRESS);
+		int slept = 0;
 		Deadline end(60);
 		while (!c.done && !end.passed()) {
 			st = uct_iface_event_arm(i.iface(), UCT_EVENT_SEND_COMP);
 			if (st == UCS_OK) {
 				struct pollfd p = {fd, POLLIN, 0};
 				ASSERT_GE(poll(&p, 1, 10000), 0);
+				slept++;
 			} else {
 				ASSERT_EQ(st, UCS_ERR_BUSY);
 			}
@@ -483,7 +497,9 @@ TEST_F(Bridge, EventFdWakesOnCompletion)
 		}
 		EXPECT_TRUE(c.done);
 		EXPECT_EQ(c.status, UCS_OK);
-		ASSERT_EQ(i.flush(env().ep(path)), UCS_OK);
+		ASSERT_EQ(i.flush(ep), UCS_OK);
+		EXPECT_EQ(env().peer().call(kCheck, r.id, 81, 0, 4 << 20, 0).a, 0u);
+		uct_ep_destroy(ep);
 	}
 	env().peer().call(kFree, r.id);
 }

@@ -257,8 +257,9 @@ void set_cs_delay(int ms)
 // endpoint reports the failure, and later operations fail at once.
 TEST_F(Bridge, PeerKilledMidTransfer)
 {
-	for (Path path : {Path::Channel, Path::Staged}) {
-		SCOPED_TRACE(path_name(path));
+	for (const char *mode : {"segments", "async", "staged"}) {
+		SCOPED_TRACE(mode);
+		const Path path = mode[0] == 's' && mode[1] == 't' ? Path::Staged : Path::Channel;
 		Peer victim(kSparePeerDevice);
 		ASSERT_TRUE(victim.ok());
 		constexpr uint64_t kLen = 8ull << 20;
@@ -270,6 +271,7 @@ TEST_F(Bridge, PeerKilledMidTransfer)
 		RemoteKey rk(Bytes(g.blob, g.blob + g.blob_len));
 		ASSERT_EQ(rk.status(), UCS_OK);
 		Iface i({{"CHANNELS", path == Path::Channel ? "y" : "n"},
+			 {"ASYNC_COPIES", mode[0] == 'a' ? "y" : "n"},
 			 {"SYNC_COPY_MAX", "0"},
 			 {"PEER_TIMEOUT", "20s"}});
 		ASSERT_EQ(i.open_status(), UCS_OK);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "dma_engine.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -33,28 +34,29 @@ int DmaEngine::init(int fd)
 	return 0;
 }
 
-int DmaEngine::copy(uint64_t dst_va, uint64_t src_va, uint64_t len,
-		    uint64_t timeout_us)
+int DmaEngine::copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us)
 {
-	// One packet moves at most 4 GiB - 1; the staging slots are far
-	// smaller, but keep the packet honest.
+	// One packet moves at most 2 GiB here (tsize is 32 bits); the staging
+	// slots are far smaller, but keep every packet honest.
 	constexpr uint64_t kMaxPacket = 1ull << 31;
-	uint32_t npkts = 0;
 	auto *pkts = reinterpret_cast<struct gaudi2_packet_lin_dma *>(cb_view_.bytes());
 	const uint32_t max_pkts = kCbSize / sizeof(*pkts);
-	for (uint64_t done = 0; done < len; npkts++) {
-		if (npkts == max_pkts)
-			return -E2BIG;
-		uint64_t n = len - done < kMaxPacket ? len - done : kMaxPacket;
-		struct gaudi2_packet_lin_dma pkt;
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.tsize = static_cast<uint32_t>(n);
-		pkt.ctl = (GAUDI2_PACKET_LIN_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT) |
-			  GAUDI2_PKT_CTL_EB_MASK | GAUDI2_PKT_CTL_MB_MASK;
-		pkt.src_addr = src_va + done;
-		pkt.dst_addr = dst_va + done;
-		memcpy(&pkts[npkts], &pkt, sizeof(pkt));
-		done += n;
+	uint32_t npkts = 0;
+	for (const DmaCopy &c : copies) {
+		for (uint64_t done = 0; done < c.len; npkts++) {
+			if (npkts == max_pkts)
+				return -E2BIG;
+			uint64_t n = std::min(c.len - done, kMaxPacket);
+			struct gaudi2_packet_lin_dma pkt;
+			memset(&pkt, 0, sizeof(pkt));
+			pkt.tsize = static_cast<uint32_t>(n);
+			pkt.ctl = (GAUDI2_PACKET_LIN_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT) |
+				  GAUDI2_PKT_CTL_EB_MASK | GAUDI2_PKT_CTL_MB_MASK;
+			pkt.src_addr = c.src + done;
+			pkt.dst_addr = c.dst + done;
+			memcpy(&pkts[npkts], &pkt, sizeof(pkt));
+			done += n;
+		}
 	}
 	if (npkts == 0)
 		return 0;

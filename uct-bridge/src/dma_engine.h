@@ -6,12 +6,21 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "resources.h"
 
 namespace gaudi_ipc {
 
-// One command buffer on one compute fd; copies run one at a time.
+// One copy between two device VAs of one device (device memory, or host
+// memory mapped for it).
+struct DmaCopy {
+	uint64_t dst;
+	uint64_t src;
+	uint64_t len;
+};
+
+// One command buffer on one compute fd; submissions run one at a time.
 class DmaEngine {
 public:
 	DmaEngine() = default;
@@ -25,7 +34,13 @@ public:
 	// Copies len bytes between two device VAs of this device (device
 	// memory, or host memory mapped for it) and waits up to timeout_us.
 	// 0 or -errno (-ETIMEDOUT, -EIO when the device aborted it).
-	int copy(uint64_t dst_va, uint64_t src_va, uint64_t len, uint64_t timeout_us);
+	int copy(uint64_t dst_va, uint64_t src_va, uint64_t len, uint64_t timeout_us)
+	{
+		return copy({{dst_va, src_va, len}}, timeout_us);
+	}
+	// Several copies in one command submission (one LIN_DMA packet each;
+	// a command submission costs far more than a packet).
+	int copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us);
 
 private:
 	int fd_ = -1;

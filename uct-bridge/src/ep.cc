@@ -81,11 +81,13 @@ ucs_status_t Ep::pick_path(const RemoteKey *rk, bool local_cookies, Path *path) 
 {
 	if (rk->channel_ok && local_cookies && iface_->channels_on()) {
 		*path = Path::Channel;
+		note_path(*path, rk);
 		return UCS_OK;
 	}
 	if (rk->staged_ok && iface_->staged_on() && (peer_flags_ & kAddrMailbox) &&
 	    rk->f.owner.pid == peer_.pid && rk->f.owner.start == peer_.start) {
 		*path = Path::Staged;
+		note_path(*path, rk);
 		return UCS_OK;
 	}
 	ucs_error("gaudi_ipc: memory of pid %u is unreachable from this endpoint: %s",
@@ -97,6 +99,20 @@ ucs_status_t Ep::pick_path(const RemoteKey *rk, bool local_cookies, Path *path) 
 				   : "channels cannot use the remote key and the staged "
 				     "path is off at one end");
 	return UCS_ERR_UNREACHABLE;
+}
+
+void Ep::note_path(Path path, const RemoteKey *rk) const
+{
+	// Which path moves the data is visible with UCX_LOG_LEVEL=debug: one
+	// line whenever it changes on an endpoint.
+	if (last_path_ == static_cast<int>(path))
+		return;
+	last_path_ = static_cast<int>(path);
+	ucs_debug("gaudi_ipc: endpoint %p to pid %u: %s path (remote %s%s; channels "
+		  "%s here; the remote key is %susable by channels)",
+		  this, peer_.pid, path == Path::Channel ? "channel" : "staged",
+		  rk->f.device() ? "device memory of " : "host memory", rk->f.bus,
+		  iface_->channels_on() ? "on" : "off", rk->channel_ok ? "" : "not ");
 }
 
 PeerMailbox *Ep::mailbox(ucs_status_t *status)
@@ -184,6 +200,7 @@ ucs_status_t Ep::put_short(const void *buffer, unsigned length, uint64_t remote_
 	Path path;
 	if ((st = pick_path(rk, iface_->bounce_cookie() != 0, &path)) != UCS_OK)
 		return st;
+	iface_->count(path == Path::Channel, length);
 	if (path == Path::Channel) {
 		memcpy(iface_->bounce(), buffer, length);
 		st = bounce_copy(false, length, remote_addr, rk);
@@ -223,6 +240,7 @@ ssize_t Ep::put_bcopy(uct_pack_callback_t pack_cb, void *arg, uint64_t remote_ad
 			return st;
 		if (len && (st = bounce_copy(false, len, remote_addr, rk)) != UCS_OK)
 			return st;
+		iface_->count(true, len);
 		UCT_TL_EP_STAT_OP(&h_.super, PUT, BCOPY, len);
 		return static_cast<ssize_t>(len);
 	}
@@ -246,6 +264,7 @@ ssize_t Ep::put_bcopy(uct_pack_callback_t pack_cb, void *arg, uint64_t remote_ad
 	iface_->post_slot(*peer, s, op, kSlotPut, rk->f.stage_key,
 			  remote_addr - rk->f.addr, 0, len);
 	iface_->op_started(op);
+	iface_->count(false, len);
 	UCT_TL_EP_STAT_OP(&h_.super, PUT, BCOPY, len);
 	return static_cast<ssize_t>(len);
 }
@@ -266,6 +285,7 @@ ucs_status_t Ep::get_bcopy(uct_unpack_callback_t unpack_cb, void *arg, size_t le
 	Path path;
 	if ((st = pick_path(rk, iface_->bounce_cookie() != 0, &path)) != UCS_OK)
 		return st;
+	iface_->count(path == Path::Channel, length);
 	if (path == Path::Channel) {
 		if ((st = bounce_copy(true, length, remote_addr, rk)) != UCS_OK)
 			return st;
@@ -350,6 +370,7 @@ ucs_status_t Ep::zcopy(bool get, const uct_iov_t *iov, size_t iovcnt,
 	st = zcopy_staged(get, iov, iovcnt, remote_addr, rk, comp);
 done:
 	if (!UCS_STATUS_IS_ERR(st)) {
+		iface_->count(path == Path::Channel, total);
 		if (get) {
 			UCT_TL_EP_STAT_OP(&h_.super, GET, ZCOPY, total);
 		} else {
@@ -374,8 +395,11 @@ ucs_status_t Ep::zcopy_channel(bool get, const uct_iov_t *iov, size_t iovcnt,
 			return UCS_ERR_UNREACHABLE;
 		total += len;
 	}
-	const bool sync = total <= iface_->settings().sync_copy_max;
+	const auto &set = iface_->settings();
+	const bool sync = total <= set.sync_copy_max;
 	Op *op = nullptr;
+	if (!sync && !set.async_copies)
+		op = iface_->new_op(this, comp);  // progress copies it, in segments
 	uint64_t roff = rk->f.cookie_offset + (remote_addr - rk->f.addr);
 	for (size_t i = 0; i < iovcnt; i++) {
 		const uint64_t len = uct_iov_get_length(&iov[i]);
@@ -395,9 +419,13 @@ ucs_status_t Ep::zcopy_channel(bool get, const uct_iov_t *iov, size_t iovcnt,
 		c.dst_offset = get ? loff : roff;
 		c.length = len;
 		roff += len;
+		if (!sync && !set.async_copies) {
+			op->copies.push_back(c);
+			continue;
+		}
 		uint64_t seq = 0;
 		int rc = sync ? -EAGAIN : hlthunk_ipc_copy_async(&c, &seq);
-		if (rc == -EAGAIN)  // too many queued (or small): copy in the call
+		if (rc == -EAGAIN)  // small (or too many queued): copy in the call
 			rc = hlthunk_ipc_copy(&c);
 		else if (rc == 0) {
 			if (!op)
@@ -423,6 +451,10 @@ ucs_status_t Ep::zcopy_channel(bool get, const uct_iov_t *iov, size_t iovcnt,
 	}
 	if (!op)
 		return UCS_OK;
+	if (!op->copies.empty()) {
+		iface_->queue_copies(op);
+		return UCS_INPROGRESS;
+	}
 	iface_->op_started(op);
 	return UCS_INPROGRESS;
 }
@@ -497,7 +529,11 @@ bool Ep::dispatch_pending()
 ucs_status_t Ep::flush(unsigned flags, uct_completion_t *comp)
 {
 	if (flags & UCT_FLUSH_FLAG_CANCEL) {
-		// Chunks not yet posted are dropped; what is in flight ends.
+		// Segments and chunks not yet started are dropped; what is in
+		// flight ends.
+		for (Op *op : iface_->copy_backlog_)
+			if (op->ep == this && op->status == UCS_OK)
+				op->status = UCS_ERR_CANCELED;
 		auto &backlog = iface_->backlog_;
 		for (auto it = backlog.begin(); it != backlog.end();) {
 			Op *op = *it;

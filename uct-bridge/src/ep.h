@@ -87,6 +87,7 @@ private:
 	// The copy of a short or buffered operation through the bounce buffer.
 	ucs_status_t bounce_copy(bool get, uint64_t len, uint64_t remote_addr,
 				 const RemoteKey *rk);
+	void note_path(Path path, const RemoteKey *rk) const;
 	// The peer's mailbox, opened on first use.
 	PeerMailbox *mailbox(ucs_status_t *status);
 
@@ -109,6 +110,7 @@ private:
 	ucs_queue_head_t pending_;
 	ucs_status_t failed_ = UCS_OK;
 	bool initialized_ = false;
+	mutable int last_path_ = -1;  // for the log line when the path changes
 };
 
 }  // namespace gaudi_ipc

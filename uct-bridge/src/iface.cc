@@ -73,6 +73,8 @@ Iface::Iface(Md *md, const IfaceConfig &c)
 	h_.self = this;
 	set_.max_inflight = std::max(1u, c.max_inflight);
 	set_.sync_copy_max = c.sync_copy_max;
+	set_.seg_size = std::max<uint64_t>(4096, c.seg_size);
+	set_.async_copies = c.async_copies != 0;
 	set_.bcopy_size = std::max<uint64_t>(kMaxShort, c.bcopy_size);
 	staging_size_ = std::max<uint64_t>(staging_size_, set_.bcopy_size);
 	set_.peer_timeout = ucs_time_from_sec(c.peer_timeout);
@@ -182,6 +184,11 @@ void Iface::close()
 	std::unique_ptr<Iface> me(this);
 	uct_base_iface_progress_disable(handle(), UCT_PROGRESS_SEND | UCT_PROGRESS_RECV);
 	drain_for_close();
+	ucs_debug("gaudi_ipc: interface %p closed: %" PRIu64 " operations (%" PRIu64
+		  " bytes) on the channel path, %" PRIu64 " (%" PRIu64 " bytes) on the "
+		  "staged path; %" PRIu64 " staged pieces served for peers",
+		  this, channel_ops_, channel_bytes_, staged_ops_, staged_bytes_,
+		  server_ ? server_->served() : 0);
 }
 
 ucs_status_t Iface::query(uct_iface_attr_t *attr) const
@@ -317,7 +324,7 @@ ucs_status_t Iface::event_arm(unsigned)
 	// Clear the doorbells first, then look: a ring after the clearing
 	// leaves the fd readable, work found by the look says busy.
 	completion_bell_.drain();
-	if (!backlog_.empty())
+	if (!backlog_.empty() || !copy_backlog_.empty())
 		return UCS_ERR_BUSY;
 	for (auto &kv : peers_)
 		for (auto &c : kv.second->chunks)

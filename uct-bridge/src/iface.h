@@ -105,6 +105,8 @@ public:
 	struct Settings {
 		unsigned max_inflight;
 		uint64_t sync_copy_max;
+		uint64_t seg_size;
+		bool async_copies;
 		uint64_t bcopy_size;
 		uint64_t peer_timeout;    // ucs_time_t units
 		uint64_t dma_timeout_us;
@@ -114,6 +116,12 @@ public:
 	bool staged_on() const { return server_ != nullptr || staged_allowed_; }
 	bool at_capacity() const { return inflight_ >= set_.max_inflight; }
 	void add_ep(Ep *ep) { eps_.push_back(ep); }
+	// Operations and bytes per path, reported when the interface closes.
+	void count(bool channel, uint64_t bytes)
+	{
+		(channel ? channel_ops_ : staged_ops_)++;
+		(channel ? channel_bytes_ : staged_bytes_) += bytes;
+	}
 	void remove_ep(Ep *ep);
 
 	// Operations.
@@ -140,14 +148,26 @@ public:
 						 uint64_t nonce, ucs_status_t *status);
 	// Claims a slot of peer and sets it up; -1 if none is free.
 	int claim_slot(PeerMailbox &peer);
-	// Posts a claimed slot as piece [pos, pos + len) of op.
+	// Posts a claimed slot as piece [pos, pos + len) of op (and rings the
+	// peer unless told not to).
 	void post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
-		       uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len);
+		       uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len,
+		       bool ring = true);
+	// Queues op's remaining channel copies for progress (segment mode).
+	void queue_copies(Op *op) { copy_backlog_.push_back(op); }
 	// Starts (or continues) posting op's chunks while slots are free.
 	ucs_status_t post_staged(Op *op);
-	// Moves op's local memory [pos, pos + len) to or from a staging slot.
-	int move_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
-		       uint64_t len, bool to_staging);
+	// DMA copies collected to run together: one command submission per
+	// device.
+	struct DmaPlan {
+		std::map<int, std::vector<DmaCopy>> copies;
+		std::map<int, DeviceDma *> engines;
+		int run(uint64_t timeout_us);
+	};
+	// Moves op's local memory [pos, pos + len) to or from a staging slot:
+	// host memory now, device memory added to *plan.
+	int plan_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
+		       uint64_t len, bool to_staging, DmaPlan *plan);
 	// Gives a slot back.
 	void release_slot(PeerMailbox &peer, uint32_t slot);
 	// Tells peer that we wait for a slot.
@@ -158,6 +178,7 @@ private:
 	ucs_status_t init(const uct_iface_params_t *params);
 	void maybe_finish(Op *op);
 	unsigned reap_channels();
+	unsigned continue_copies();
 	unsigned reap_staged();
 	unsigned continue_backlog();
 	void dispatch_pending();
@@ -179,10 +200,12 @@ private:
 
 	std::list<Op> ops_;
 	unsigned inflight_ = 0;
+	uint64_t channel_ops_ = 0, channel_bytes_ = 0, staged_ops_ = 0, staged_bytes_ = 0;
 	std::vector<Ep *> eps_;
 
 	// Channel path.
 	std::map<std::pair<int, int>, ChannelQueue> channels_;
+	std::deque<Op *> copy_backlog_;  // large copies progress moves in segments
 	Mapping bounce_;
 	uint64_t bounce_cookie_ = 0;
 

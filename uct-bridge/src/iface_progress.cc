@@ -76,7 +76,8 @@ void Iface::discard_op(Op *op)
 
 unsigned Iface::progress()
 {
-	unsigned n = reap_channels();
+	unsigned n = continue_copies();
+	n += reap_channels();
 	n += reap_staged();
 	if (server_)
 		n += server_->serve(false);
@@ -116,6 +117,41 @@ unsigned Iface::reap_channels()
 	return n;
 }
 
+unsigned Iface::continue_copies()
+{
+	// One segment per call, oldest operation first: progress stays short.
+	if (copy_backlog_.empty())
+		return 0;
+	Op *op = copy_backlog_.front();
+	struct hlthunk_ipc_copy c = op->copies[op->copy_index];
+	const uint64_t n = std::min(set_.seg_size, c.length - op->copy_done);
+	c.src_offset += op->copy_done;
+	c.dst_offset += op->copy_done;
+	c.length = n;
+	int rc = op->status == UCS_OK ? hlthunk_ipc_copy(&c) : 0;
+	if (rc < 0) {
+		Ep *ep = op->ep;
+		if (ep && !process_alive(ep->peer())) {
+			op->status = UCS_ERR_CONNECTION_RESET;
+			ep->set_failed(op->status);
+		} else {
+			op->status = status_from_errno(rc);
+			ucs_error("gaudi_ipc: copy on channel %u failed: %s", c.channel_id,
+				  library_message(rc));
+		}
+	}
+	op->copy_done += n;
+	if (op->copy_done == op->copies[op->copy_index].length) {
+		op->copy_index++;
+		op->copy_done = 0;
+	}
+	if (op->status != UCS_OK || op->copy_index == op->copies.size()) {
+		copy_backlog_.pop_front();
+		op_started(op);
+	}
+	return 1;
+}
+
 unsigned Iface::reap_staged()
 {
 	unsigned n = 0;
@@ -124,33 +160,55 @@ unsigned Iface::reap_staged()
 		PeerMailbox &peer = *kv.second;
 		if (peer.chunks.empty())
 			continue;
+		// Take every finished chunk; the data of gets goes to local device
+		// memory in one command submission per device.
+		std::vector<PeerMailbox::Chunk> done;
 		for (auto it = peer.chunks.begin(); it != peer.chunks.end();) {
-			Slot &s = peer.mb.slot(it->slot);
-			uint32_t state = s.state.load(std::memory_order_acquire);
-			if (state != kSlotDone) {
+			if (peer.mb.slot(it->slot).state.load(std::memory_order_acquire) ==
+			    kSlotDone) {
+				done.push_back(*it);
+				it = peer.chunks.erase(it);
+			} else {
 				++it;
-				continue;
 			}
-			auto c = *it;
-			it = peer.chunks.erase(it);
-			int rc = s.status.load(std::memory_order_relaxed);
-			const char *where = "at the peer";
-			if (rc == 0 && c.op->get) {
-				rc = move_local(c.op, peer, c.slot, c.pos, c.len, false);
-				where = "here";
-			}
-			release_slot(peer, c.slot);
-			ucs_status_t st = UCS_OK;
-			if (rc < 0) {
-				st = status_from_errno(rc);
-				ucs_error("gaudi_ipc: staged %s of %" PRIu64 " bytes (offset "
-					  "%" PRIu64 ") failed %s: %s",
-					  c.op->get ? "get" : "put", c.len, c.pos, where,
-					  staged_message(rc));
-			}
-			part_done(c.op, st);
-			n++;
 		}
+		if (done.empty())
+			goto check_peer;
+		{
+			std::vector<int> rcs(done.size());
+			DmaPlan plan;
+			bool planned = false;
+			for (size_t k = 0; k < done.size(); k++) {
+				auto &c = done[k];
+				rcs[k] = peer.mb.slot(c.slot).status.load(std::memory_order_relaxed);
+				if (rcs[k] == 0 && c.op->get) {
+					rcs[k] = plan_local(c.op, peer, c.slot, c.pos, c.len, false, &plan);
+					planned = planned || rcs[k] == 0;
+				}
+			}
+			int plan_rc = planned ? plan.run(set_.dma_timeout_us) : 0;
+			for (size_t k = 0; k < done.size(); k++) {
+				auto &c = done[k];
+				const char *where = "at the peer";
+				int rc = rcs[k];
+				if (rc == 0 && c.op->get && !c.op->unpack && plan_rc < 0) {
+					rc = plan_rc;
+					where = "here";
+				}
+				release_slot(peer, c.slot);
+				ucs_status_t st = UCS_OK;
+				if (rc < 0) {
+					st = status_from_errno(rc);
+					ucs_error("gaudi_ipc: staged %s of %" PRIu64 " bytes (offset "
+						  "%" PRIu64 ") failed %s: %s",
+						  c.op->get ? "get" : "put", c.len, c.pos, where,
+						  staged_message(rc));
+				}
+				part_done(c.op, st);
+				n++;
+			}
+		}
+	check_peer:
 		if (peer.chunks.empty() ||
 		    now - peer.last_check < ucs_time_from_sec(kPeerCheckSeconds))
 			continue;
@@ -236,6 +294,12 @@ void Iface::drain_for_close()
 	// of operations the program gave up on.
 	for (auto &op : ops_)
 		op.comp = nullptr;
+	for (Op *op : copy_backlog_) {
+		if (op->status == UCS_OK)
+			op->status = UCS_ERR_CANCELED;
+		op_started(op);
+	}
+	copy_backlog_.clear();
 	for (Op *op : backlog_) {
 		if (op->status == UCS_OK)
 			op->status = UCS_ERR_CANCELED;

@@ -9,6 +9,7 @@
 #include <list>
 #include <vector>
 
+#include "hlthunk.h"
 #include "ucx.h"
 
 namespace gaudi_ipc {
@@ -31,6 +32,11 @@ struct Op {
 	bool started = false;       // every part has been submitted
 	uint64_t index = 0;         // issue order on its endpoint
 	std::list<Op>::iterator self;
+
+	// Channel path, segment mode: the copies and how far they got.
+	std::vector<struct hlthunk_ipc_copy> copies;
+	size_t copy_index = 0;
+	uint64_t copy_done = 0;  // bytes of copies[copy_index] done
 
 	// Staged path: what remains to be posted.
 	bool staged = false;

@@ -35,7 +35,8 @@ void pack_rkey(const RkeyFields &f, PackedRkey *out)
 	k.owner_uid = f.owner_uid;
 	memcpy(k.boot_id, f.boot_id, sizeof(k.boot_id));
 	k.pid_ns = f.pid_ns;
-	strncpy(k.bus, f.bus, sizeof(k.bus) - 1);
+	memcpy(k.bus, f.bus, sizeof(k.bus));
+	k.bus[sizeof(k.bus) - 1] = 0;
 	k.check = rkey_checksum(&k, offsetof(PackedRkey, check));
 	memcpy(out, &k, sizeof(k));
 }

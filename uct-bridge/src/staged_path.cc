@@ -77,7 +77,8 @@ void Iface::release_slot(PeerMailbox &peer, uint32_t slot)
 }
 
 void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
-		      uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len)
+		      uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len,
+		      bool ring)
 {
 	Slot &s = peer.mb.slot(slot);
 	s.op = sop;
@@ -89,7 +90,8 @@ void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
 	peer.chunks.push_back(PeerMailbox::Chunk{slot, op, pos, len, ucs_get_time()});
 	op->parts++;
 	s.state.store(kSlotPosted, std::memory_order_release);
-	Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+	if (ring)
+		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
 }
 
 ucs_status_t Iface::post_staged(Op *op)
@@ -97,30 +99,66 @@ ucs_status_t Iface::post_staged(Op *op)
 	PeerMailbox &peer = *op->peer;
 	if (peer.dead)
 		return UCS_ERR_CONNECTION_RESET;
+	// Up to half the peer's slots per round, so the peer serves one half
+	// while we fill the other; each round is one DMA command submission
+	// per local device, and one ring.
+	const uint32_t batch = std::max(1u, peer.mb.slots() / 2);
 	while (op->posted < op->total) {
-		int slot = claim_slot(peer);
-		if (slot < 0)
+		uint32_t slots[64];
+		uint64_t lens[64];
+		uint32_t n = 0;
+		uint64_t pos = op->posted;
+		while (n < std::min(batch, 64u) && pos < op->total) {
+			int slot = claim_slot(peer);
+			if (slot < 0)
+				break;
+			slots[n] = static_cast<uint32_t>(slot);
+			lens[n] = std::min<uint64_t>(peer.mb.slot_size(), op->total - pos);
+			pos += lens[n++];
+		}
+		if (n == 0)
 			return UCS_INPROGRESS;
-		uint64_t len = std::min<uint64_t>(peer.mb.slot_size(), op->total - op->posted);
 		if (!op->get) {
-			int rc = move_local(op, peer, static_cast<uint32_t>(slot), op->posted,
-					    len, true);
+			DmaPlan plan;
+			int rc = 0;
+			for (uint32_t k = 0; k < n && rc == 0; k++)
+				rc = plan_local(op, peer, slots[k],
+						op->posted + k * peer.mb.slot_size(), lens[k], true,
+						&plan);
+			if (rc == 0)
+				rc = plan.run(set_.dma_timeout_us);
 			if (rc < 0) {
-				release_slot(peer, static_cast<uint32_t>(slot));
+				for (uint32_t k = 0; k < n; k++)
+					release_slot(peer, slots[k]);
 				ucs_error("gaudi_ipc: staged put: reading local memory: %s",
 					  staged_message(rc));
 				return status_from_errno(rc);
 			}
 		}
-		post_slot(peer, static_cast<uint32_t>(slot), op, op->get ? kSlotGet : kSlotPut,
-			  op->key, op->remote_off + op->posted, op->posted, len);
-		op->posted += len;
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t at = op->posted + k * peer.mb.slot_size();
+			post_slot(peer, slots[k], op, op->get ? kSlotGet : kSlotPut, op->key,
+				  op->remote_off + at, at, lens[k], false);
+		}
+		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+		op->posted = pos;
 	}
 	return UCS_OK;
 }
 
-int Iface::move_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
-		      uint64_t len, bool to_staging)
+int Iface::DmaPlan::run(uint64_t timeout_us)
+{
+	for (auto &kv : copies) {
+		int rc = engines[kv.first]->engine.copy(kv.second, timeout_us);
+		if (rc < 0)
+			return rc;
+	}
+	copies.clear();
+	return 0;
+}
+
+int Iface::plan_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
+		      uint64_t len, bool to_staging, DmaPlan *plan)
 {
 	unsigned char *staging = peer.mb.staging(slot);
 	if (op->unpack) {
@@ -157,10 +195,9 @@ int Iface::move_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
 				return rc;
 			const uint64_t sva = base + static_cast<uint64_t>(slot) * peer.mb.slot_size() +
 					     inner;
-			rc = to_staging ? dd->engine.copy(sva, p.addr + off, n, set_.dma_timeout_us)
-					: dd->engine.copy(p.addr + off, sva, n, set_.dma_timeout_us);
-			if (rc < 0)
-				return rc;
+			plan->copies[p.dev].push_back(to_staging ? DmaCopy{sva, p.addr + off, n}
+								 : DmaCopy{p.addr + off, sva, n});
+			plan->engines[p.dev] = dd;
 		}
 		inner += n;
 		at += p.len;

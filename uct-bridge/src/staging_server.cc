@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <ctime>
+#include <map>
+#include <vector>
 
 #include "device_index.h"
 #include "registry.h"
@@ -70,7 +72,9 @@ unsigned StagingServer::serve(bool block)
 		return 0;
 	if (!mb_.valid())
 		return 0;
-	unsigned served = 0;
+	// Take every posted slot, then move them: host memory at once, device
+	// memory with one command submission per device for all of them.
+	std::vector<Request> reqs;
 	for (uint32_t i = 0; i < mb_.slots(); i++) {
 		Slot &s = mb_.slot(i);
 		uint32_t expect = kSlotPosted;
@@ -79,51 +83,85 @@ unsigned StagingServer::serve(bool block)
 						     std::memory_order_acquire))
 			continue;
 		// Read the request once: the peer must not change it under us.
-		const uint32_t op = s.op;
-		const uint64_t key = s.key, offset = s.offset, length = s.length;
-		const uint32_t ipid = s.initiator_pid.load(std::memory_order_relaxed);
-		const uint64_t inonce = s.initiator_nonce;
-		int rc = execute(op, key, offset, length, i);
-		s.status.store(rc, std::memory_order_relaxed);
-		s.state.store(kSlotDone, std::memory_order_release);
-		Doorbell::ring(ipid, inonce, Bell::Completion);
-		served++;
+		Request r;
+		r.slot = i;
+		r.op = s.op;
+		r.key = s.key;
+		r.offset = s.offset;
+		r.length = s.length;
+		r.initiator_pid = s.initiator_pid.load(std::memory_order_relaxed);
+		r.initiator_nonce = s.initiator_nonce;
+		r.rc = 0;
+		r.dev = -1;
+		reqs.push_back(r);
+	}
+	if (!reqs.empty()) {
+		std::map<int, std::vector<DmaCopy>> copies;
+		std::map<int, DeviceDma *> engines;
+		for (Request &r : reqs)
+			r.rc = plan(r, &copies, &engines);
+		for (auto &kv : copies) {
+			int rc = engines[kv.first]->engine.copy(kv.second, dma_timeout_us_);
+			for (Request &r : reqs)
+				if (r.dev == kv.first && r.rc == 0)
+					r.rc = rc;
+		}
+		for (const Request &r : reqs) {
+			Slot &s = mb_.slot(r.slot);
+			s.status.store(r.rc, std::memory_order_relaxed);
+			s.state.store(kSlotDone, std::memory_order_release);
+		}
+		// One ring per initiator interface.
+		for (size_t i = 0; i < reqs.size(); i++) {
+			bool seen = false;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = reqs[j].initiator_pid == reqs[i].initiator_pid &&
+				       reqs[j].initiator_nonce == reqs[i].initiator_nonce;
+			if (!seen)
+				Doorbell::ring(reqs[i].initiator_pid, reqs[i].initiator_nonce,
+					       Bell::Completion);
+		}
+		served_.fetch_add(reqs.size(), std::memory_order_relaxed);
 	}
 	free_abandoned();
-	return served;
+	return static_cast<unsigned>(reqs.size());
 }
 
-int StagingServer::execute(uint32_t op, uint64_t key, uint64_t offset,
-			   uint64_t len, uint32_t slot)
+int StagingServer::plan(Request &r, std::map<int, std::vector<DmaCopy>> *copies,
+			std::map<int, DeviceDma *> *engines)
 {
-	if ((op != kSlotPut && op != kSlotGet) || len == 0 || len > mb_.slot_size())
+	if ((r.op != kSlotPut && r.op != kSlotGet) || r.length == 0 ||
+	    r.length > mb_.slot_size())
 		return -EINVAL;
-	auto r = Registry::get().find(key);
-	if (!r)
+	auto reg = Registry::get().find(r.key);
+	if (!reg)
 		return -ENOENT;  // never registered here, or deregistered since
-	if (offset > r->length || len > r->length - offset)
+	if (r.offset > reg->length || r.length > reg->length - r.offset)
 		return -ERANGE;
-	if (op == kSlotPut && !r->writable)
+	if (r.op == kSlotPut && !reg->writable)
 		return -EROFS;
-	const uint64_t addr = r->addr + offset;
-	unsigned char *staging = mb_.staging(slot);
-	if (!r->device)
-		return op == kSlotPut
-			       ? host_copy(reinterpret_cast<void *>(addr), staging, len, true)
-			       : host_copy(staging, reinterpret_cast<const void *>(addr), len,
-					   false);
-	const int dev = device_index(r->bus);
+	const uint64_t addr = reg->addr + r.offset;
+	unsigned char *staging = mb_.staging(r.slot);
+	if (!reg->device)
+		return r.op == kSlotPut
+			       ? host_copy(reinterpret_cast<void *>(addr), staging, r.length, true)
+			       : host_copy(staging, reinterpret_cast<const void *>(addr),
+					   r.length, false);
+	const int dev = device_index(reg->bus);
 	DeviceDma *dd = nullptr;
-	int rc = dma_.get(dev, addr, len, &dd);
+	int rc = dma_.get(dev, addr, r.length, &dd);
 	if (rc < 0)
 		return rc;
 	uint64_t base = 0;
 	rc = staging_on_.va(dev, *dd, mb_.staging_base(), mb_.staging_bytes(), &base);
 	if (rc < 0)
 		return rc;
-	const uint64_t sva = base + static_cast<uint64_t>(slot) * mb_.slot_size();
-	return op == kSlotPut ? dd->engine.copy(addr, sva, len, dma_timeout_us_)
-			      : dd->engine.copy(sva, addr, len, dma_timeout_us_);
+	const uint64_t sva = base + static_cast<uint64_t>(r.slot) * mb_.slot_size();
+	(*copies)[dev].push_back(r.op == kSlotPut ? DmaCopy{addr, sva, r.length}
+						  : DmaCopy{sva, addr, r.length});
+	(*engines)[dev] = dd;
+	r.dev = dev;
+	return 0;
 }
 
 void StagingServer::free_abandoned()

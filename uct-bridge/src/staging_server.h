@@ -11,8 +11,11 @@
 // apart.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <vector>
 
 #include "device_dma.h"
 #include "doorbell.h"
@@ -32,12 +35,24 @@ public:
 	unsigned serve(bool block);
 	// Whether some slot waits to be served.
 	bool has_posted() const;
+	uint64_t served() const { return served_.load(std::memory_order_relaxed); }
 	// Drops what the DMA engines hold (before the interface closes).
 	void shutdown();
 
 private:
-	int execute(uint32_t op, uint64_t key, uint64_t offset, uint64_t len,
-		    uint32_t slot);
+	struct Request {
+		uint32_t slot;
+		uint32_t op;
+		uint64_t key, offset, length;
+		uint32_t initiator_pid;
+		uint64_t initiator_nonce;
+		int rc;
+		int dev;  // device whose DMA engine moves it, or -1
+	};
+	// Checks a request and moves it if host memory; device memory adds its
+	// copy to *copies (per device).  0 or -errno.
+	int plan(Request &r, std::map<int, std::vector<DmaCopy>> *copies,
+		 std::map<int, DeviceDma *> *engines);
 	void free_abandoned();
 
 	std::mutex mu_;
@@ -47,6 +62,7 @@ private:
 	DeviceDmaSet dma_;
 	HostOnDevices staging_on_;  // after dma_: unmapped first
 	uint64_t last_sweep_ns_ = 0;
+	std::atomic<uint64_t> served_{0};
 };
 
 }  // namespace gaudi_ipc

@@ -45,11 +45,25 @@ ucs_config_field_t iface_config_table[] = {
 	 "UCS_ERR_NO_RESOURCE (UCX then queues them as pending).",
 	 ucs_offsetof(IfaceConfig, max_inflight), UCS_CONFIG_TYPE_UINT},
 
-	{"SYNC_COPY_MAX", "64k",
-	 "Channel copies up to this size run to completion inside the call\n"
-	 "(no completion to wait for); larger ones are queued on the channel\n"
-	 "and completed by progress.",
+	{"SYNC_COPY_MAX", "1m",
+	 "Channel path: operations up to this size are copied inside the call\n"
+	 "and complete at once; larger ones return UCS_INPROGRESS and are copied\n"
+	 "by progress, SEG_SIZE at a time (or by the kernel, see ASYNC_COPIES).",
 	 ucs_offsetof(IfaceConfig, sync_copy_max), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"SEG_SIZE", "1m",
+	 "Channel path: the most one progress call copies of a large operation\n"
+	 "(how long progress may run: about SEG_SIZE / copy bandwidth).",
+	 ucs_offsetof(IfaceConfig, seg_size), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"ASYNC_COPIES", "n",
+	 "Channel path: queue operations above SYNC_COPY_MAX on the kernel's\n"
+	 "channel, whose own worker copies them while the caller goes on (copies\n"
+	 "on different channels then run in parallel); completions come through\n"
+	 "the channel's WAIT and the /dev/hl_ipc fd.  Off by default: handing a\n"
+	 "copy to a kernel worker and back was measured several times slower\n"
+	 "than copying in the caller (Documentation/uct-bridge.md).",
+	 ucs_offsetof(IfaceConfig, async_copies), UCS_CONFIG_TYPE_BOOL},
 
 	{"BCOPY_SIZE", "8k",
 	 "Largest put_bcopy and get_bcopy: the size of the interface's\n"

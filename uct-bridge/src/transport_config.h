@@ -21,7 +21,9 @@ struct IfaceConfig {
 	double latency;         // s
 	double overhead;        // s
 	unsigned max_inflight;  // operations in flight per interface
-	size_t sync_copy_max;   // channel copies up to this size run in the call
+	size_t sync_copy_max;   // operations up to this size complete in the call
+	size_t seg_size;        // one synchronous channel copy moves at most this
+	int async_copies;       // queue large copies on the kernel's channel
 	size_t bcopy_size;      // buffered put/get size (bounce buffer)
 	size_t staging_size;    // bytes per staging slot
 	unsigned staging_slots; // slots peers may fill at once
