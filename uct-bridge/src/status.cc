@@ -16,6 +16,7 @@ ucs_status_t status_from_errno(int err)
 	case ENOMEM:
 		return UCS_ERR_NO_MEMORY;
 	case EINVAL:
+	case EEXIST:  // an address two devices map
 	case ERANGE:
 	case EOVERFLOW:
 	case EBADF:
