@@ -22,6 +22,17 @@
 
 namespace uct_test {
 
+namespace {
+char peer_program[4096] = "/proc/self/exe";
+}
+
+void set_peer_program(const char *path)
+{
+	char buf[4096];
+	if (path && realpath(path, buf))
+		snprintf(peer_program, sizeof(peer_program), "%s", buf);
+}
+
 Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env)
 {
 	int sv[2];
@@ -38,7 +49,7 @@ Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env)
 		char fd[16], d[16];
 		snprintf(fd, sizeof(fd), "%d", sv[1]);
 		snprintf(d, sizeof(d), "%d", dev);
-		execl("/proc/self/exe", "uct-peer", "--peer", fd, d, (char *)nullptr);
+		execl(peer_program, "uct-peer", "--peer", fd, d, (char *)nullptr);
 		_exit(121);
 	}
 	close(sv[1]);

@@ -79,6 +79,10 @@ private:
 	std::vector<uint8_t> address_;
 };
 
+// The program peers run (default /proc/self/exe; under valgrind that is
+// valgrind itself, so main() sets its own path).
+void set_peer_program(const char *path);
+
 // The peer's side: runs until kExit or the socket closes.  Returns the
 // exit status.
 int peer_main(int sock, int dev);

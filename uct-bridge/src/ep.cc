@@ -66,12 +66,15 @@ Ep::~Ep()
 	UCS_CLASS_CLEANUP(uct_base_ep_t, &h_.super);
 }
 
-ucs_status_t Ep::may_start() const
+ucs_status_t Ep::may_start()
 {
 	if (failed_ != UCS_OK)
 		return failed_;
-	if (fence_at_ && !outstanding_.empty() && *outstanding_.begin() <= fence_at_)
-		return UCS_ERR_NO_RESOURCE;  // operations before the fence go first
+	if (fence_at_) {
+		if (!outstanding_.empty() && *outstanding_.begin() <= fence_at_)
+			return UCS_ERR_NO_RESOURCE;  // operations before the fence go first
+		fence_at_ = 0;  // they have
+	}
 	if (iface_->at_capacity())
 		return UCS_ERR_NO_RESOURCE;
 	return UCS_OK;
@@ -158,8 +161,7 @@ ucs_status_t copy_failed(const char *what, int rc)
 ucs_status_t Ep::bounce_copy(bool get, uint64_t len, uint64_t remote_addr,
 			     const RemoteKey *rk)
 {
-	ChannelQueue *ch = get ? iface_->channel(rk->dev, kHostDevice)
-			       : iface_->channel(kHostDevice, rk->dev);
+	ChannelQueue *ch = get ? channel(rk->dev, kHostDevice) : channel(kHostDevice, rk->dev);
 	if (!ch)
 		return UCS_ERR_UNREACHABLE;
 	struct hlthunk_ipc_copy c;
@@ -325,10 +327,60 @@ ucs_status_t Ep::get_zcopy(const uct_iov_t *iov, size_t iovcnt, uint64_t remote_
 	return zcopy(true, iov, iovcnt, remote_addr, rkey, comp);
 }
 
+ucs_status_t Ep::zcopy_fast(bool get, const uct_iov_t *iov, uint64_t remote_addr,
+			      const RemoteKey *rk)
+{
+	// Everything zcopy() checks, for the one case that dominates latency;
+	// anything unusual takes the general path, which says what is wrong.
+	const uint64_t len = uct_iov_get_length(iov);
+	const auto *m = static_cast<const Memh *>(iov->memh);
+	const uint64_t a = reinterpret_cast<uintptr_t>(iov->buffer);
+	if (!len || !m || !m->cookie || !rk->channel_ok || failed_ != UCS_OK ||
+	    fence_at_ || len > iface_->settings().sync_copy_max ||
+	    !iface_->channels_on() || a < m->addr || len > m->length ||
+	    a - m->addr > m->length - len || !rk->f.covers(remote_addr, len) ||
+	    (get ? !m->writable : !rk->f.writable()) || iface_->at_capacity())
+		return UCS_ERR_LAST;
+	ChannelQueue *ch = get ? channel(rk->dev, m->dev) : channel(m->dev, rk->dev);
+	if (!ch)
+		return UCS_ERR_LAST;
+	if (last_path_ != static_cast<int>(Path::Channel))
+		note_path(Path::Channel, rk);
+	const uint64_t loff = m->cookie_offset + (a - m->addr);
+	const uint64_t roff = rk->f.cookie_offset + (remote_addr - rk->f.addr);
+	struct hlthunk_ipc_copy c;
+	c.channel_id = ch->id;
+	c.flags = 0;
+	c.src_cookie = get ? rk->f.cookie : m->cookie;
+	c.src_offset = get ? roff : loff;
+	c.dst_cookie = get ? m->cookie : rk->f.cookie;
+	c.dst_offset = get ? loff : roff;
+	c.length = len;
+	int rc = hlthunk_ipc_copy(&c);
+	if (rc < 0) {
+		if (!process_alive(peer_)) {
+			set_failed(UCS_ERR_CONNECTION_RESET);
+			return UCS_ERR_CONNECTION_RESET;
+		}
+		return copy_failed(get ? "get on a channel" : "put on a channel", rc);
+	}
+	iface_->count(true, len);
+	return UCS_OK;
+}
+
 ucs_status_t Ep::zcopy(bool get, const uct_iov_t *iov, size_t iovcnt,
 		       uint64_t remote_addr, uct_rkey_t rkey, uct_completion_t *comp)
 {
 	const RemoteKey *rk = remote_key(rkey);
+	if (iovcnt == 1) {
+		ucs_status_t st = zcopy_fast(get, iov, remote_addr, rk);
+		if (st != UCS_ERR_LAST)
+			return st;
+	}
+	if (iovcnt > 16) {
+		ucs_error("gaudi_ipc: %zu iov entries, at most 16", iovcnt);
+		return UCS_ERR_INVALID_PARAM;
+	}
 	uint64_t total = 0;
 	bool cookies = true;
 	for (size_t i = 0; i < iovcnt; i++) {
@@ -391,7 +443,7 @@ ucs_status_t Ep::zcopy_channel(bool get, const uct_iov_t *iov, size_t iovcnt,
 		if (!len)
 			continue;
 		const auto *m = static_cast<const Memh *>(iov[i].memh);
-		if (!(get ? iface_->channel(rk->dev, m->dev) : iface_->channel(m->dev, rk->dev)))
+		if (!(get ? channel(rk->dev, m->dev) : channel(m->dev, rk->dev)))
 			return UCS_ERR_UNREACHABLE;
 		total += len;
 	}
@@ -406,8 +458,7 @@ ucs_status_t Ep::zcopy_channel(bool get, const uct_iov_t *iov, size_t iovcnt,
 		if (!len)
 			continue;
 		const auto *m = static_cast<const Memh *>(iov[i].memh);
-		ChannelQueue *ch = get ? iface_->channel(rk->dev, m->dev)
-				       : iface_->channel(m->dev, rk->dev);
+		ChannelQueue *ch = get ? channel(rk->dev, m->dev) : channel(m->dev, rk->dev);
 		const uint64_t loff = m->cookie_offset +
 				      (reinterpret_cast<uintptr_t>(iov[i].buffer) - m->addr);
 		struct hlthunk_ipc_copy c;

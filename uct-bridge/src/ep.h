@@ -71,7 +71,7 @@ public:
 
 private:
 	// Whether a new operation may start now (fence, capacity).
-	ucs_status_t may_start() const;
+	ucs_status_t may_start();
 	// The path for an operation on memory of this rkey: channel, staged,
 	// or an error (unreachable both ways).
 	enum class Path { Channel, Staged };
@@ -88,6 +88,23 @@ private:
 	ucs_status_t bounce_copy(bool get, uint64_t len, uint64_t remote_addr,
 				 const RemoteKey *rk);
 	void note_path(Path path, const RemoteKey *rk) const;
+	// The interface's channel for a device pair, remembered for the last
+	// two pairs this endpoint used (zero-copy and bounce-buffer operations
+	// use different pairs), so the per-operation path compares ints.
+	ChannelQueue *channel(int src, int dst)
+	{
+		for (auto &c : ch_cache_)
+			if (c.src == src && c.dst == dst)
+				return c.ch;
+		auto &c = ch_cache_[ch_next_];
+		ch_next_ ^= 1;
+		c = ChannelMemo{src, dst, iface_->channel(src, dst)};
+		return c.ch;
+	}
+	// A small zero-copy operation with one iov entry on the channel path:
+	// checks and one copy.  UCS_ERR_LAST when it does not apply.
+	ucs_status_t zcopy_fast(bool get, const uct_iov_t *iov, uint64_t remote_addr,
+				const RemoteKey *rk);
 	// The peer's mailbox, opened on first use.
 	PeerMailbox *mailbox(ucs_status_t *status);
 
@@ -111,6 +128,12 @@ private:
 	ucs_status_t failed_ = UCS_OK;
 	bool initialized_ = false;
 	mutable int last_path_ = -1;  // for the log line when the path changes
+	struct ChannelMemo {
+		int src, dst;
+		ChannelQueue *ch;
+	};
+	ChannelMemo ch_cache_[2] = {{-1, -1, nullptr}, {-1, -1, nullptr}};
+	int ch_next_ = 0;
 };
 
 }  // namespace gaudi_ipc
