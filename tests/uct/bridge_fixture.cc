@@ -34,7 +34,10 @@ BridgeEnv::BridgeEnv()
 		why_ = std::string("opening device 0: ") + hlthunk_ipc_last_error();
 		return;
 	}
-	peer_ = std::make_unique<Peer>(kPeerDevice);
+	// Small staging slots: the staged path cuts the larger transfers into
+	// several pieces, with unaligned boundaries.
+	peer_ = std::make_unique<Peer>(kPeerDevice, false,
+				       std::vector<std::string>{"UCX_GAUDI_IPC_STAGING_SIZE=256k"});
 	if (!peer_->ok()) {
 		why_ = "starting the peer process on device 1";
 		return;

@@ -164,11 +164,11 @@ TEST_F(Bridge, ShortAndBuffered)
 // One operation over several pieces of local memory, host and device.
 TEST_F(Bridge, IovOfHostAndDevicePieces)
 {
-	RemoteBuffer r = env().remote(1, 65536);
+	RemoteBuffer r = env().remote(1, 1 << 20);
 	ASSERT_NE(r.id, 0u);
 	RemoteKey rk(r.rkey);
 	ASSERT_EQ(rk.status(), UCS_OK);
-	Buffer h(Buffer::Host, 8192), d(Buffer::Device, 16384, env().dev());
+	Buffer h(Buffer::Host, 8192), d(Buffer::Device, 1 << 20, env().dev());
 	ASSERT_TRUE(h.ok() && d.ok());
 	Registration hr(h.addr(), h.size()), dr(d.addr(), d.size());
 	ASSERT_EQ(hr.status(), UCS_OK);
@@ -177,8 +177,8 @@ TEST_F(Bridge, IovOfHostAndDevicePieces)
 		Buffer *b;
 		uct_mem_h m;
 		uint64_t off, len;
-	} pieces[] = {{&h, hr.memh(), 5, 1000}, {&d, dr.memh(), 7, 9000}, {&h, hr.memh(), 3000, 3}};
-	const uint64_t total = 10003;
+	} pieces[] = {{&h, hr.memh(), 5, 1000}, {&d, dr.memh(), 7, 600000}, {&h, hr.memh(), 3000, 3}};
+	const uint64_t total = 601003;  // several staging slots of the peer
 	for (Path path : {Path::Channel, Path::Staged}) {
 		SCOPED_TRACE(path_name(path));
 		Iface &i = env().iface(path);

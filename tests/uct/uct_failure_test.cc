@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What goes wrong, and that it goes wrong cleanly: corrupt, stale and
 // foreign remote keys, memory deregistered or freed under a key, local
-// memory outside its handle, read-only memory, another user's memory, a
+// memory unregistered or outside its handle, read-only memory, another user's memory, a
 // peer killed mid-transfer, an initiator killed while it holds staging
 // slots, and no habanalabs_ipc module at all.  Each ends in an error
 // status (never a crash or a hang).
@@ -168,6 +168,13 @@ TEST_F(Bridge, RangesOutsideTheirRegistration)
 		iov.memh = reg.memh();
 		iov.count = 1;
 		Completion c;
+		// Local memory never registered.
+		iov.buffer = local.ptr();
+		iov.length = 64;
+		iov.memh = UCT_MEM_HANDLE_NULL;
+		EXPECT_EQ(uct_ep_put_zcopy(ep, &iov, 1, r.addr, rk.rkey(), &c.comp),
+			  UCS_ERR_INVALID_PARAM);
+		iov.memh = reg.memh();
 		// Local memory past its handle.
 		iov.buffer = local.ptr(4096);
 		iov.length = 8192;

@@ -57,6 +57,10 @@ Ep::~Ep()
 	if (!initialized_)
 		return;
 	iface_->remove_ep(this);
+	if (mailbox_) {
+		mailbox_.reset();
+		iface_->release_peer(peer_nonce_);
+	}
 	if (!ucs_queue_is_empty(&pending_))
 		ucs_warn("gaudi_ipc: endpoint %p destroyed with pending requests", this);
 	// Flushes that can no longer complete normally.
@@ -307,7 +311,7 @@ ucs_status_t Ep::get_bcopy(uct_unpack_callback_t unpack_cb, void *arg, size_t le
 	op->total = op->posted = length;
 	op->unpack = unpack_cb;
 	op->unpack_arg = arg;
-	op->peer = peer;
+	op->peer = mailbox_;
 	iface_->post_slot(*peer, static_cast<uint32_t>(slot), op, kSlotGet,
 			  rk->f.stage_key, remote_addr - rk->f.addr, 0, length);
 	iface_->op_started(op);
@@ -531,7 +535,7 @@ ucs_status_t Ep::zcopy_staged(bool get, const uct_iov_t *iov, size_t iovcnt,
 	op->get = get;
 	op->key = rk->f.stage_key;
 	op->remote_off = remote_addr - rk->f.addr;
-	op->peer = peer;
+	op->peer = mailbox_;
 	for (size_t i = 0; i < iovcnt; i++) {
 		const uint64_t len = uct_iov_get_length(&iov[i]);
 		if (!len)

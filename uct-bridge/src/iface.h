@@ -146,6 +146,9 @@ public:
 	// Staged path (staged_path.cc).
 	std::shared_ptr<PeerMailbox> attach_peer(const ProcessId &owner, int fd,
 						 uint64_t nonce, ucs_status_t *status);
+	// Closes a peer's mailbox once no endpoint and no piece in flight uses
+	// it (its staging memory stays pinned on our devices until then).
+	void release_peer(uint64_t nonce);
 	// Claims a slot of peer and sets it up; -1 if none is free.
 	int claim_slot(PeerMailbox &peer);
 	// Posts a claimed slot as piece [pos, pos + len) of op (and rings the

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <vector>
 
 #include "hlthunk.h"
@@ -46,7 +47,7 @@ struct Op {
 	uint64_t posted = 0;        // bytes handed to slots so far
 	uint64_t key = 0;           // the target's registry key
 	uint64_t remote_off = 0;    // offset of byte 0 in that registration
-	PeerMailbox *peer = nullptr;
+	std::shared_ptr<PeerMailbox> peer;  // keeps its mailbox open
 	uct_unpack_callback_t unpack = nullptr;  // get_bcopy
 	void *unpack_arg = nullptr;
 };

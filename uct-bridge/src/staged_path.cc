@@ -43,6 +43,13 @@ std::shared_ptr<PeerMailbox> Iface::attach_peer(const ProcessId &owner, int fd,
 	return peer;
 }
 
+void Iface::release_peer(uint64_t nonce)
+{
+	auto it = peers_.find(nonce);
+	if (it != peers_.end() && it->second.use_count() == 1 && it->second->chunks.empty())
+		peers_.erase(it);
+}
+
 int Iface::claim_slot(PeerMailbox &peer)
 {
 	int i = peer.mb.claim(peer.hint);

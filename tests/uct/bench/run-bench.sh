@@ -35,3 +35,7 @@ fi
 		"$OUT/perftest-$series.json" </dev/null | tee "$OUT/perftest-$series.txt"
 	echo "kernel $kver qemu-cpu $CPU vcpus 2" >>"$OUT/perftest-$series.txt"
 done
+if command -v gnuplot >/dev/null; then
+	"$TOP/tests/uct/bench/plot-bench.sh" "$OUT/bench.svg" "$OUT"/bench-*.json \
+		"$OUT"/perftest-*.json
+fi
