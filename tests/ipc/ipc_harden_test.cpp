@@ -561,7 +561,7 @@ TEST(Harden, NoWriteAfterDeregister)
 	Buffer src;
 	ASSERT_EQ(alloc(Kind::User, SZ, &src), 0);
 	memset(src.ptr, 0x11, SZ);
-	for (int iter = 0; iter < 8; iter++) {
+	for (int iter = 0; iter < 12; iter++) {
 		Ctx owner, peer;
 		Buffer u;
 		ASSERT_EQ(alloc(Kind::User, SZ, &u), 0);
@@ -574,7 +574,10 @@ TEST(Harden, NoWriteAfterDeregister)
 		});
 		std::this_thread::sleep_for(std::chrono::milliseconds(20 + 13 * iter));
 		ASSERT_EQ(dereg(owner.fd, u.cookie), 0);
-		memset(u.ptr, 0x77, SZ);
+		// Back to front, so a chunk still being copied front to back
+		// is met and overwrites what was just written.
+		for (size_t at = SZ; at > 0; at -= 4096)
+			memset(u.ptr + at - 4096, 0x77, 4096);
 		stop = true;
 		copier.join();
 		for (size_t i = 0; i < SZ; i += 4096)

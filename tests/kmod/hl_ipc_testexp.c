@@ -5,10 +5,12 @@
  * importer's handling of them can be tested (see hl_ipc_testexp.h).
  */
 #include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/fcntl.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -28,15 +30,42 @@ struct testexp_buf {
 	void *cpu;	/* the CPU's copy: what vmap gives (SHADOW) */
 };
 
+/* A DMA mapping of device memory, for importers that ask for one. */
 static struct sg_table *testexp_map(struct dma_buf_attachment *at,
 				    enum dma_data_direction dir)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct testexp_buf *b = at->dmabuf->priv;
+	unsigned int i, n = b->size >> PAGE_SHIFT;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, n, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	for_each_sgtable_sg(sgt, sg, i)
+		sg_set_page(sg, vmalloc_to_page(b->dev + i * PAGE_SIZE),
+			    PAGE_SIZE, 0);
+	ret = dma_map_sgtable(at->dev, sgt, dir, 0);
+	if (ret)
+		goto err_table;
+	return sgt;
+err_table:
+	sg_free_table(sgt);
+err_free:
+	kfree(sgt);
+	return ERR_PTR(ret);
 }
 
 static void testexp_unmap(struct dma_buf_attachment *at,
 			  struct sg_table *sgt, enum dma_data_direction dir)
 {
+	dma_unmap_sgtable(at->dev, sgt, dir, 0);
+	sg_free_table(sgt);
+	kfree(sgt);
 }
 
 static void testexp_free(struct testexp_buf *b)
