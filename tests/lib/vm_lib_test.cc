@@ -437,6 +437,11 @@ TEST_F(Lib, ThreadsShareChannels)
 	std::atomic<int> failures{0};
 	std::vector<std::thread> ts;
 	std::vector<uint32_t> ids(kThreads);
+	// Held across the threads, so that the pair's channel stays the same
+	// one (a thread that finishes first would otherwise end it and a later
+	// one make a new channel, with a new id).
+	uint32_t held;
+	ASSERT_EQ(hlthunk_ipc_channel_create(d0, d1, &held), 0);
 	for (int t = 0; t < kThreads; t++)
 		ts.emplace_back([&, t] {
 			uint32_t ch;
@@ -457,10 +462,11 @@ TEST_F(Lib, ThreadsShareChannels)
 	for (auto &t : ts)
 		t.join();
 	EXPECT_EQ(failures, 0);
-	for (int t = 1; t < kThreads; t++)
-		EXPECT_EQ(ids[t], ids[0]);  // one channel for the pair
+	for (int t = 0; t < kThreads; t++)
+		EXPECT_EQ(ids[t], held);  // one channel for the pair
 	EXPECT_EQ(hlipc::check_pattern(b.cpu(), kSize, 1), -1);
-	EXPECT_EQ(hlthunk_ipc_channel_destroy(ids[0]), -ENOENT);
+	EXPECT_EQ(hlthunk_ipc_channel_destroy(held), 0);
+	EXPECT_EQ(hlthunk_ipc_channel_destroy(held), -ENOENT);
 }
 
 TEST_F(Lib, ForkedChildUsesItsOwnContext)
