@@ -89,10 +89,13 @@ struct Shim {
 	void (*finish)(int api) = nullptr;
 };
 
+// Constant-initialized: usable from the unload destructor, and nothing
+// is allocated to look for the profiling layer.
+Shim the_shim;
+
 Shim &shim()
 {
-	static Shim *s = new Shim();  // used from the unload destructor too
-	return *s;
+	return the_shim;
 }
 
 void unload_locked(Shim &s)
@@ -113,6 +116,8 @@ __attribute__((destructor)) void unload_at_exit()
 	hlt_profiler_destroy_original();
 }
 
+void load_shim_once();
+
 }  // namespace
 
 extern "C" const struct hlthunk_functions_pointers *hlt_functions(void)
@@ -121,6 +126,18 @@ extern "C" const struct hlthunk_functions_pointers *hlt_functions(void)
 }
 
 extern "C" void hlt_shim_check(void)
+{
+	try {
+		load_shim_once();
+	} catch (...) {
+		// No memory for the bookkeeping: go on without a profiling
+		// layer; the next open looks again.
+	}
+}
+
+namespace {
+
+void load_shim_once()
 {
 	Shim &s = shim();
 	std::lock_guard<std::mutex> l(s.mu);
@@ -149,11 +166,17 @@ extern "C" void hlt_shim_check(void)
 		table.store(wrapped, std::memory_order_release);
 }
 
+}  // namespace
+
 extern "C" void hlt_profiler_destroy_original(void)
 {
-	Shim &s = shim();
-	std::lock_guard<std::mutex> l(s.mu);
-	unload_locked(s);
+	try {
+		Shim &s = shim();
+		std::lock_guard<std::mutex> l(s.mu);
+		unload_locked(s);
+	} catch (...) {
+		// Nothing was loaded if the bookkeeping could not be made.
+	}
 }
 
 extern "C" int hlt_profiler_start_original(int)
