@@ -70,12 +70,15 @@ grep -q "libhl-thunk.so => $libdir/hlthunk-compat/libhl-thunk.so" "$tmp/ldd" ||
 # after libhlthunk's hlthunk_get_device_count answered 0.
 rc=0
 LD_LIBRARY_PATH=$libdir/hlthunk-compat "$tmp/linked_to_hl_thunk" >"$tmp/out" || rc=$?
-grep -q "no Gaudi2 device" "$tmp/out" && [ "$rc" = 77 ] ||
-	{ echo "install_test: the hl-thunk program did not run on libhlthunk ($rc)"; cat "$tmp/out"; exit 1; }
+if ! grep -q "no Gaudi2 device" "$tmp/out" || [ "$rc" != 77 ]; then
+	echo "install_test: the hl-thunk program did not run on libhlthunk ($rc)"
+	cat "$tmp/out"
+	exit 1
+fi
 
 # pkg-config
 export PKG_CONFIG_PATH=$libdir/pkgconfig
-# shellcheck disable=SC2086 # flags are words
+# shellcheck disable=SC2086,SC2046 # flags are words
 cc -std=c11 -Wall -Werror $extra "$src/tests/lib/install/consumer.c" \
 	$(pkg-config --cflags --libs libhlthunk) -o "$tmp/consumer_pc"
 LD_LIBRARY_PATH=$libdir "$tmp/consumer_pc"

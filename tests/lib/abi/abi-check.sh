@@ -104,8 +104,10 @@ IFS=: read -r -a dirs <<<"$incs"
 for d in "${dirs[@]}"; do
 	cflags+=(-I "$d")
 done
+# Flags the library was built with that its users need too (sanitizers).
+read -r -a extra <<<"${HL_EXTRA_FLAGS:-}"
 libdir=$(dirname "$lib")
-if ! ${CC:-cc} "${cflags[@]}" ${HL_EXTRA_FLAGS:-} "$src" -o "$work/abi_facts_check" \
+if ! ${CC:-cc} "${cflags[@]}" "${extra[@]}" "$src" -o "$work/abi_facts_check" \
 	"$lib" -Wl,-rpath,"$libdir" 2>"$work/compile.log"; then
 	# One line per fact that does not hold.
 	grep -E 'error' "$work/compile.log" | sed 's/^[^:]*:[0-9]*:[0-9]*: //' | sort -u
