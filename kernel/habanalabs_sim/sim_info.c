@@ -191,8 +191,10 @@ static int sim_info_power(struct sim_device *sdev, struct hl_info_args *args)
 	return sim_info_out(args, &p, sizeof(p));
 }
 
-/* mJ: the idle power since the device was created, the busy share while
- * CSs were in flight. */
+/*
+ * mJ: the idle power since the device was created, the busy share while
+ * CSs were in flight.
+ */
 static int sim_info_energy(struct sim_device *sdev, struct hl_info_args *args)
 {
 	u64 up = ktime_to_ns(ktime_sub(ktime_get(), sdev->created));
