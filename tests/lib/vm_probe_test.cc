@@ -92,14 +92,18 @@ TEST(Probe, AHolderNeverSeesEbusyWhileAnotherProcessProbes)
 	if (holder == 0) {
 		close(pipefd[0]);
 		int busy = 0, other = 0;
-		for (int i = 0; i < 3000; i++) {
+		// Closed for a moment, then opened again: a prober that
+		// opened the node meanwhile would still hold it.
+		for (int i = 0; i < 2000; i++) {
 			int fd = open("/dev/hlsim0", O_RDWR | O_CLOEXEC);
 			if (fd < 0) {
 				busy += errno == EBUSY;
 				other += errno != EBUSY;
-				continue;
+			} else {
+				usleep(50);
+				close(fd);
 			}
-			close(fd);
+			usleep(50 + i % 7 * 20);
 		}
 		int r[2] = {busy, other};
 		(void)!write(pipefd[1], r, sizeof(r));
