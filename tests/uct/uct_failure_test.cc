@@ -3,14 +3,17 @@
 // foreign remote keys, memory deregistered or freed under a key, local
 // memory unregistered or outside its handle, read-only memory, another user's memory, a
 // peer killed mid-transfer, an initiator killed while it holds staging
-// slots, and no habanalabs_ipc module at all.  Each ends in an error
+// slots, a device context full of the program's own command submissions,
+// and no habanalabs_ipc module at all.  Each ends in an error
 // status (never a crash or a hang).
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
+#include <vector>
 
 #include "bridge_fixture.h"
 #include "hlthunk.h"
@@ -340,6 +343,127 @@ TEST_F(Bridge, PeerKilledMidTransfer)
 		EXPECT_NE(st, UCS_OK);
 		uct_ep_destroy(ep);
 	}
+}
+
+// The program fills its device context with command submissions (64 in
+// flight, the driver's limit: the 65th gets EAGAIN, which libhlthunk
+// restarts as hl-thunk does).  The staged path submits on the same context
+// (a duplicate of the program's fd), so its submission waits for a free
+// slot, and the data then arrives.
+TEST_F(Bridge, StagedPathWaitsForAFullDeviceContext)
+{
+	constexpr uint64_t kLen = 300000;
+	RemoteBuffer r = env().remote(0, 1 << 20);
+	ASSERT_NE(r.id, 0u);
+	RemoteKey rk(r.rkey);
+	ASSERT_EQ(rk.status(), UCS_OK);
+	Buffer local(Buffer::Device, 1 << 20, env().dev());
+	Buffer scratch(Buffer::Device, 8192, env().dev());
+	ASSERT_TRUE(local.ok() && scratch.ok());
+	Registration reg(local.addr(), local.size());
+	ASSERT_EQ(reg.status(), UCS_OK);
+	// One LIN_DMA packet inside the scratch buffer, submitted 64 times.
+	const int fd = env().dev();
+	uint64_t cb = 0;
+	ASSERT_EQ(hlthunk_request_command_buffer(fd, 4096, &cb), 0);
+	void *cbv = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 static_cast<off_t>(cb));
+	ASSERT_NE(cbv, MAP_FAILED);
+	struct gaudi2_packet_lin_dma pkt;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.tsize = 64;
+	pkt.ctl = (GAUDI2_PACKET_LIN_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT) |
+		  GAUDI2_PKT_CTL_EB_MASK | GAUDI2_PKT_CTL_MB_MASK;
+	pkt.src_addr = scratch.addr();
+	pkt.dst_addr = scratch.addr() + 4096;
+	memcpy(cbv, &pkt, sizeof(pkt));
+	struct hl_cs_chunk chunk;
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = cb;
+	chunk.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
+	chunk.cb_size = sizeof(pkt);
+	struct hlthunk_cs_in in;
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	std::vector<uint64_t> seqs;
+	struct hl_info_cs_counters before, after;
+	ASSERT_EQ(hlthunk_get_cs_counters_info(fd, &before), 0);
+	// The first waits 3 s before it runs, and the rest behind it (one
+	// queue per device): the context stays full that long.
+	set_cs_delay(3000);
+	for (int i = 0; i < 64; i++) {
+		struct hlthunk_cs_out out;
+		memset(&out, 0, sizeof(out));
+		ASSERT_EQ(hlthunk_command_submission(fd, &in, &out), 0) << i;
+		seqs.push_back(out.seq);
+	}
+	set_cs_delay(0);  // those not started yet run at once
+	check_transfer(Path::Staged, false, local, reg.memh(), r, rk, 3, 5, kLen, 91);
+	ASSERT_EQ(hlthunk_get_cs_counters_info(fd, &after), 0);
+	// The transport's submission found the context full.
+	EXPECT_GT(after.ctx_max_cs_in_flight_drop_cnt, before.ctx_max_cs_in_flight_drop_cnt);
+	for (uint64_t seq : seqs) {
+		uint32_t status = 0;
+		EXPECT_EQ(hlthunk_wait_for_cs(fd, seq, 30ull * 1000 * 1000, &status), 0);
+	}
+	munmap(cbv, 4096);
+	EXPECT_EQ(hlthunk_destroy_command_buffer(fd, cb), 0);
+	env().peer().call(kFree, r.id);
+}
+
+// habanalabs_ipc queues at most max_pending asynchronous copies per
+// channel (EAGAIN beyond, which libhlthunk restarts): with a queue of one,
+// many large operations queued on the kernel's channel at once all arrive.
+TEST_F(Bridge, FullKernelCopyQueue)
+{
+	// Set to 1 for the test, restored however it ends.
+	struct MaxPending {
+		const char *param = "/sys/module/habanalabs_ipc/parameters/max_pending";
+		std::string saved;
+		MaxPending() { std::ifstream(param) >> saved; }
+		~MaxPending()
+		{
+			if (!saved.empty())
+				std::ofstream(param) << saved;
+		}
+	} max_pending;
+	ASSERT_FALSE(max_pending.saved.empty());
+	constexpr uint64_t kLen = 1 << 20;
+	constexpr int kOps = 8;
+	RemoteBuffer r = env().remote(1, kOps * kLen);
+	ASSERT_NE(r.id, 0u);
+	RemoteKey rk(r.rkey);
+	ASSERT_EQ(rk.status(), UCS_OK);
+	Iface i({{"CHANNELS", "y"}, {"ASYNC_COPIES", "y"}, {"SYNC_COPY_MAX", "0"}});
+	ASSERT_EQ(i.open_status(), UCS_OK);
+	uct_ep_h ep;
+	ASSERT_EQ(i.connect(env().peer().address(), &ep), UCS_OK);
+	Buffer local(Buffer::Host, kOps * kLen);
+	ASSERT_TRUE(local.ok());
+	Registration reg(local.addr(), local.size());
+	ASSERT_EQ(reg.status(), UCS_OK);
+	fill(local.cpu(), local.size(), 71, 0);
+	std::ofstream(max_pending.param) << 1;
+	std::vector<Completion> c(kOps);
+	for (int k = 0; k < kOps; k++) {
+		uct_iov_t iov;
+		memset(&iov, 0, sizeof(iov));
+		iov.buffer = local.ptr(k * kLen);
+		iov.length = kLen;
+		iov.memh = reg.memh();
+		iov.count = 1;
+		ucs_status_t st = uct_ep_put_zcopy(ep, &iov, 1, r.addr + k * kLen, rk.rkey(),
+						   &c[k].comp);
+		ASSERT_EQ(st, UCS_INPROGRESS) << ucs_status_string(st);
+	}
+	for (auto &x : c) {
+		ASSERT_TRUE(i.wait(&x.done, 60)) << "an operation never completed";
+		EXPECT_EQ(x.status, UCS_OK) << ucs_status_string(x.status);
+	}
+	EXPECT_EQ(env().peer().call(kCheck, r.id, 71, 0, kOps * kLen, 0).a, 0u);
+	uct_ep_destroy(ep);
+	env().peer().call(kFree, r.id);
 }
 
 // An initiator killed while it holds the only staging slot of this

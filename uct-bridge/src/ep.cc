@@ -480,7 +480,9 @@ ucs_status_t Ep::zcopy_channel(bool get, const uct_iov_t *iov, size_t iovcnt,
 		}
 		uint64_t seq = 0;
 		int rc = sync ? -EAGAIN : hlthunk_ipc_copy_async(&c, &seq);
-		if (rc == -EAGAIN)  // small (or too many queued): copy in the call
+		// A full kernel queue (EAGAIN) is waited out inside libhlthunk,
+		// which restarts the ioctl; -EAGAIN here means a small copy.
+		if (rc == -EAGAIN)  // small: copy in the call
 			rc = hlthunk_ipc_copy(&c);
 		else if (rc == 0) {
 			if (!op)
