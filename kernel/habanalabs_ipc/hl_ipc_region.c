@@ -8,13 +8,14 @@
  * and one that the caller may not use get the same answer (ENOENT), and
  * both are counted as failed lookups.
  *
- * Lifetime: the table holds one reference, every job that uses the region
- * holds another.  Deregistering removes the cookie, marks the region
- * revoked and then waits until no copy is inside its memory any more:
- * copies notice the revocation at their next chunk, so the wait is
- * bounded by one chunk, and once DEREGISTER returns the memory is never
- * touched again (the guarantee RDMA gives for deregistered MRs).  The
- * memory itself is released with the last reference.
+ * Lifetime: the table holds one reference, every queued job that uses the
+ * region holds another (a copy that runs at once is only inside it, see
+ * hl_ipc_region_get_entered()).  Deregistering removes the cookie, marks
+ * the region revoked and then waits until no copy is inside its memory
+ * any more: copies notice the revocation at their next chunk, so the wait
+ * is bounded by one chunk, and once DEREGISTER returns the memory is
+ * never touched again (the guarantee RDMA gives for deregistered MRs).
+ * The memory itself is released with the last reference.
  *
  * Lookups run under RCU; the struct is freed after a grace period.
  */
