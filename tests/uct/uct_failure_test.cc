@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "bridge_fixture.h"
@@ -389,8 +390,11 @@ TEST_F(Bridge, StagedPathWaitsForAFullDeviceContext)
 	std::vector<uint64_t> seqs;
 	struct hl_info_cs_counters before, after;
 	ASSERT_EQ(hlthunk_get_cs_counters_info(fd, &before), 0);
-	// The first waits 3 s before it runs, and the rest behind it (one
-	// queue per device): the context stays full that long.
+	// Each CS waits 3 s before it runs (one queue per device), so the
+	// context stays full until the delay is lifted.  It is lifted once the
+	// context has refused a submission (the transport's: nothing else
+	// submits), so that refusal happens whatever the scheduling; or after
+	// 60 s, when the test fails.
 	set_cs_delay(3000);
 	for (int i = 0; i < 64; i++) {
 		struct hlthunk_cs_out out;
@@ -398,8 +402,18 @@ TEST_F(Bridge, StagedPathWaitsForAFullDeviceContext)
 		ASSERT_EQ(hlthunk_command_submission(fd, &in, &out), 0) << i;
 		seqs.push_back(out.seq);
 	}
-	set_cs_delay(0);  // those not started yet run at once
+	std::thread lift([&] {
+		for (int i = 0; i < 6000; i++) {
+			struct hl_info_cs_counters now;
+			if (hlthunk_get_cs_counters_info(fd, &now) == 0 &&
+			    now.ctx_max_cs_in_flight_drop_cnt > before.ctx_max_cs_in_flight_drop_cnt)
+				break;
+			usleep(10 * 1000);
+		}
+		set_cs_delay(0);
+	});
 	check_transfer(Path::Staged, false, local, reg.memh(), r, rk, 3, 5, kLen, 91);
+	lift.join();
 	ASSERT_EQ(hlthunk_get_cs_counters_info(fd, &after), 0);
 	// The transport's submission found the context full.
 	EXPECT_GT(after.ctx_max_cs_in_flight_drop_cnt, before.ctx_max_cs_in_flight_drop_cnt);
