@@ -24,6 +24,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -166,10 +167,50 @@ struct hl_ipc_region *hl_ipc_region_get_entered(struct hl_ipc_ctx *ctx,
 void hl_ipc_region_hold(struct hl_ipc_region *r);
 void hl_ipc_region_put(struct hl_ipc_region *r);
 void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx);
-bool hl_ipc_region_enter(struct hl_ipc_region *r);
-void hl_ipc_region_leave(struct hl_ipc_region *r);
-int hl_ipc_region_begin_cpu(struct hl_ipc_region *r);
-void hl_ipc_region_end_cpu(struct hl_ipc_region *r);
+int hl_ipc_region_begin_dmabuf_cpu(struct hl_ipc_region *r);
+void hl_ipc_region_end_dmabuf_cpu(struct hl_ipc_region *r);
+
+/*
+ * Copies enter a region's memory and leave it; a deregistration marks the
+ * region revoked and waits until nobody is inside.  Inline: every copy
+ * does both twice.
+ */
+static inline void hl_ipc_region_leave(struct hl_ipc_region *r)
+{
+	/* atomic_dec_and_test() is a full barrier before the load. */
+	if (atomic_dec_and_test(&r->active) && READ_ONCE(r->revoked))
+		wake_up_var(&r->active);
+}
+
+/*
+ * Enter the region's memory, or learn that it was revoked.  Pairs with
+ * the barrier in hl_ipc_region_unpublish(): either the revoker sees us
+ * inside and waits, or we see the revocation and stay out.
+ */
+static inline bool hl_ipc_region_enter(struct hl_ipc_region *r)
+{
+	atomic_inc(&r->active);
+	smp_mb__after_atomic();	/* count visible before the check */
+	if (likely(!READ_ONCE(r->revoked)))
+		return true;
+	hl_ipc_region_leave(r);
+	return false;
+}
+
+/* Bracket CPU access to a region's memory; only dma-bufs need it. */
+static inline int hl_ipc_region_begin_cpu(struct hl_ipc_region *r)
+{
+	if (r->type != HL_IPC_REGION_DMABUF)
+		return 0;
+	return hl_ipc_region_begin_dmabuf_cpu(r);
+}
+
+static inline void hl_ipc_region_end_cpu(struct hl_ipc_region *r)
+{
+	if (r->type == HL_IPC_REGION_DMABUF)
+		hl_ipc_region_end_dmabuf_cpu(r);
+}
+
 int hl_ipc_regions_init(void);
 void hl_ipc_regions_fini(void);
 
@@ -262,7 +303,12 @@ struct hl_ipc_channel {
 int hl_ipc_channel_create(struct hl_ipc_ctx *ctx,
 			  struct hl_ipc_channel_create *args);
 int hl_ipc_channel_destroy(struct hl_ipc_ctx *ctx, u32 id);
+struct hl_ipc_channel *hl_ipc_channel_find(struct hl_ipc_ctx *ctx, u32 id);
+bool hl_ipc_channel_tryget(struct hl_ipc_channel *ch);
 struct hl_ipc_channel *hl_ipc_channel_get(struct hl_ipc_ctx *ctx, u32 id);
+int hl_ipc_channel_claim(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
+			 u64 *seq);
+int hl_ipc_channel_run(struct hl_ipc_channel *ch, struct hl_ipc_job *job);
 void hl_ipc_channel_put(struct hl_ipc_channel *ch);
 void hl_ipc_channel_destroy_all(struct hl_ipc_ctx *ctx);
 int hl_ipc_channel_submit(struct hl_ipc_ctx *ctx, struct hl_ipc_channel *ch,

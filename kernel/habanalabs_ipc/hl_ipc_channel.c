@@ -16,7 +16,9 @@
  * waits for queued work to get a worker.
  *
  * A channel id is published in its context only once the channel is
- * complete; lookups take a reference under RCU.
+ * complete; lookups run under RCU and take a reference, except for a
+ * synchronous copy that claims the idle channel in the same RCU section
+ * (hl_ipc_channel_claim()): a destroyer waits for the running job anyway.
  */
 #include <linux/debugfs.h>
 #include <linux/jiffies.h>
@@ -52,13 +54,28 @@ void hl_ipc_channel_put(struct hl_ipc_channel *ch)
 	kref_put(&ch->ref, hl_ipc_channel_free);
 }
 
+/*
+ * Look a channel up without taking a reference: the caller is inside an
+ * RCU read section, and the channel stays only as long as that, unless
+ * the caller claims it or takes a reference with hl_ipc_channel_tryget().
+ */
+struct hl_ipc_channel *hl_ipc_channel_find(struct hl_ipc_ctx *ctx, u32 id)
+{
+	return xa_load(&ctx->channels, id);
+}
+
+bool hl_ipc_channel_tryget(struct hl_ipc_channel *ch)
+{
+	return kref_get_unless_zero(&ch->ref);
+}
+
 struct hl_ipc_channel *hl_ipc_channel_get(struct hl_ipc_ctx *ctx, u32 id)
 {
 	struct hl_ipc_channel *ch;
 
 	rcu_read_lock();
-	ch = xa_load(&ctx->channels, id);
-	if (ch && !kref_get_unless_zero(&ch->ref))
+	ch = hl_ipc_channel_find(ctx, id);
+	if (ch && !hl_ipc_channel_tryget(ch))
 		ch = NULL;
 	rcu_read_unlock();
 	return ch;
@@ -98,9 +115,12 @@ static void hl_ipc_channel_record_error(struct hl_ipc_channel *ch, u64 seq,
 }
 
 /*
- * Complete the running job.  The order matters: the context's poll queue
- * is woken while the channel still counts as busy, because a destroyer
- * waits for !running and may free the context right after.
+ * Complete the running job.  Once running is NULL a destroyer may go on
+ * and drop the last reference, so the rest runs inside an RCU read
+ * section (the channel is freed after a grace period); the context stays,
+ * because a synchronous finisher is inside an ioctl on it and a destroyer
+ * waits for the work item.  One barrier orders the completion before both
+ * wait queue checks.
  */
 static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 				  struct hl_ipc_job *job, int status)
@@ -120,6 +140,7 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 	if (job->async)
 		hl_ipc_user_uncharge(&ctx->user->jobs);
 
+	rcu_read_lock();
 	spin_lock(&ch->lock);
 	if (!status) {
 		ch->copies++;
@@ -128,15 +149,19 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 	job->status = status;
 	WRITE_ONCE(job->done, true);
 	WRITE_ONCE(ch->completed_seq, job->seq);
-	if (wq_has_sleeper(&ctx->poll_wq))
-		wake_up_interruptible(&ctx->poll_wq);
 	WRITE_ONCE(ch->running, NULL);
 	if (!ch->dead && !list_empty(&ch->pending))
 		queue_work(hl_ipc_wq, &ch->work);
 	spin_unlock(&ch->lock);
-	/* Sync submitters, WAIT and a destroyer sleep here. */
-	if (wq_has_sleeper(&ch->wq))
+	/* Pairs with the sleepers' set_current_state() (poll: poll_wait()). */
+	smp_mb();
+	/* Pollers of the context, barrier above */
+	if (waitqueue_active(&ctx->poll_wq))
+		wake_up_interruptible(&ctx->poll_wq);
+	/* Sync submitters, WAIT and a destroyer, barrier above */
+	if (waitqueue_active(&ch->wq))
 		wake_up_all(&ch->wq);
+	rcu_read_unlock();
 }
 
 static void hl_ipc_channel_work(struct work_struct *work)
@@ -233,6 +258,41 @@ static int hl_ipc_channel_wait_job(struct hl_ipc_channel *ch,
 }
 
 /*
+ * Claim an idle channel for a synchronous job and give the job the next
+ * sequence number: 0 when claimed, -EBUSY when jobs are queued or
+ * running, -ENOENT when the channel is being destroyed.  A claimed
+ * channel stays until hl_ipc_channel_run() returns, reference or not: its
+ * destroyer waits for the running job.
+ */
+int hl_ipc_channel_claim(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
+			 u64 *seq)
+{
+	int ret = 0;
+
+	spin_lock(&ch->lock);
+	if (ch->dead) {
+		ret = -ENOENT;
+	} else if (ch->running || !list_empty(&ch->pending)) {
+		ret = -EBUSY;
+	} else {
+		job->seq = ++ch->next_seq;
+		*seq = job->seq;
+		ch->running = job;
+	}
+	spin_unlock(&ch->lock);
+	return ret;
+}
+
+/* Run a job on the channel it claimed, in the caller's context. */
+int hl_ipc_channel_run(struct hl_ipc_channel *ch, struct hl_ipc_job *job)
+{
+	int ret = hl_ipc_engine_step(job, U64_MAX, true);
+
+	hl_ipc_channel_finish(ch, job, ret);
+	return ret;
+}
+
+/*
  * Submit a job.  A synchronous job on an idle channel runs right here.
  * A job on the caller's stack (synchronous only) stays the caller's: it
  * is moved to the heap if it has to wait.  The reference of a job from
@@ -248,24 +308,15 @@ int hl_ipc_channel_submit(struct hl_ipc_ctx *ctx, struct hl_ipc_channel *ch,
 
 	*seq = 0;
 	if (!async) {
-		spin_lock(&ch->lock);
-		if (ch->dead) {
-			spin_unlock(&ch->lock);
-			ret = -ENOENT;
+		ret = hl_ipc_channel_claim(ch, job, seq);
+		if (ret == -ENOENT)
 			goto out_put;
-		}
-		if (!ch->running && list_empty(&ch->pending)) {
-			job->seq = ++ch->next_seq;
-			*seq = job->seq;
-			ch->running = job;
-			spin_unlock(&ch->lock);
-			ret = hl_ipc_engine_step(job, U64_MAX, true);
-			hl_ipc_channel_finish(ch, job, ret);
+		if (!ret) {
+			ret = hl_ipc_channel_run(ch, job);
 			if (job->heap)
 				hl_ipc_job_put(job);
 			return ret;
 		}
-		spin_unlock(&ch->lock);
 	}
 
 	heap = job;

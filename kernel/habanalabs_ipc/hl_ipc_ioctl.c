@@ -115,14 +115,77 @@ static long hl_ipc_ioctl_chan_destroy(struct hl_ipc_ctx *ctx, void __user *uarg)
 	return hl_ipc_channel_destroy(ctx, a.channel_id);
 }
 
+/*
+ * A synchronous copy builds its job on the stack, inside its regions, and
+ * on an idle channel runs it right here without a reference on the
+ * channel: the channel is looked up, the regions entered and the channel
+ * claimed in one RCU read section, and a claimed channel outlives its
+ * running job.  Only a busy channel costs a reference (and a heap job).
+ */
+static long hl_ipc_copy_sync(struct hl_ipc_ctx *ctx, u32 id,
+			     const struct hl_ipc_copy_desc *d, u64 *seq)
+{
+	struct hl_ipc_channel *ch;
+	struct hl_ipc_job job;
+	long ret;
+
+	*seq = 0;
+	hl_ipc_job_init(&job, true);
+	rcu_read_lock();
+	ch = hl_ipc_channel_find(ctx, id);
+	if (!ch) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	ret = hl_ipc_job_add(ctx, &job, d);
+	if (!ret)
+		ret = hl_ipc_channel_claim(ch, &job, seq);
+	if (ret == -EBUSY && !hl_ipc_channel_tryget(ch))
+		ret = -ENOENT;
+	rcu_read_unlock();
+
+	if (!ret) {
+		ret = hl_ipc_channel_run(ch, &job);
+	} else if (ret == -EBUSY) {
+		ret = hl_ipc_channel_submit(ctx, ch, &job, false, seq);
+		hl_ipc_channel_put(ch);
+	}
+	hl_ipc_job_release(&job);
+	return ret;
+}
+
+static long hl_ipc_copy_async(struct hl_ipc_ctx *ctx, u32 id,
+			      const struct hl_ipc_copy_desc *d, u64 *seq)
+{
+	struct hl_ipc_channel *ch;
+	struct hl_ipc_job *job;
+	long ret;
+
+	*seq = 0;
+	ch = hl_ipc_channel_get(ctx, id);
+	if (!ch)
+		return -ENOENT;
+	job = hl_ipc_job_alloc(1);
+	if (!job) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = hl_ipc_job_add(ctx, job, d);
+	if (ret) {
+		hl_ipc_job_put(job);
+		goto out;
+	}
+	ret = hl_ipc_channel_submit(ctx, ch, job, true, seq);
+out:
+	hl_ipc_channel_put(ch);
+	return ret;
+}
+
 static long hl_ipc_ioctl_copy(struct hl_ipc_ctx *ctx, void __user *uarg)
 {
 	struct hl_ipc_copy __user *ua = uarg;
 	struct hl_ipc_copy_desc d;
-	struct hl_ipc_channel *ch;
-	struct hl_ipc_job stack_job, *job;
 	struct hl_ipc_copy a;
-	bool async;
 	u64 seq;
 	long ret;
 
@@ -131,42 +194,18 @@ static long hl_ipc_ioctl_copy(struct hl_ipc_ctx *ctx, void __user *uarg)
 	if (a.flags & ~HL_IPC_COPY_FLAGS_ALL ||
 	    !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
 		return -EINVAL;
-	async = a.flags & HL_IPC_COPY_ASYNC;
-
-	ch = hl_ipc_channel_get(ctx, a.channel_id);
-	if (!ch)
-		return -ENOENT;
-	/* A sync copy needs no allocation unless it has to queue. */
-	if (async) {
-		job = hl_ipc_job_alloc(1);
-		if (!job) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	} else {
-		job = &stack_job;
-		hl_ipc_job_init(job, true);
-	}
 	d = (struct hl_ipc_copy_desc) {
 		.src_cookie = a.src_cookie, .src_offset = a.src_offset,
 		.dst_cookie = a.dst_cookie, .dst_offset = a.dst_offset,
 		.length = a.length,
 	};
-	ret = hl_ipc_job_add(ctx, job, &d);
-	if (ret) {
-		if (async)
-			hl_ipc_job_put(job);
-		goto out;
-	}
-
+	if (a.flags & HL_IPC_COPY_ASYNC)
+		ret = hl_ipc_copy_async(ctx, a.channel_id, &d, &seq);
+	else
+		ret = hl_ipc_copy_sync(ctx, a.channel_id, &d, &seq);
 	/* A failed sync copy still consumed a seq; report it too. */
-	ret = hl_ipc_channel_submit(ctx, ch, job, async, &seq);
-	if (!async)
-		hl_ipc_job_release(&stack_job);
 	if (seq && put_user(seq, &ua->seq) && !ret)
 		ret = -EFAULT;
-out:
-	hl_ipc_channel_put(ch);
 	return ret;
 }
 

@@ -159,7 +159,8 @@ static void hl_ipc_seg_geometry(struct hl_ipc_seg *seg)
 
 /*
  * Validate one descriptor into the job's next segment.  On error the
- * segment holds no references and the job is unchanged.
+ * segment holds no references and the job is unchanged.  Never sleeps:
+ * a synchronous copy calls it inside an RCU read section.
  */
 int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 		   const struct hl_ipc_copy_desc *d)

@@ -71,6 +71,8 @@ static __poll_t hl_ipc_poll(struct file *file, poll_table *wait)
 	struct hl_ipc_ctx *ctx = file->private_data;
 
 	poll_wait(file, &ctx->poll_wq, wait);
+	/* Queued before the check; pairs with hl_ipc_channel_finish(). */
+	smp_mb();
 	return hl_ipc_ctx_has_completions(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 

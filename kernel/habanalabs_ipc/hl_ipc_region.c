@@ -76,28 +76,6 @@ void hl_ipc_region_put(struct hl_ipc_region *r)
 }
 
 /*
- * Enter the region's memory, or learn that it was revoked.  Pairs with
- * the barrier in hl_ipc_region_unpublish(): either the revoker sees us
- * inside and waits, or we see the revocation and stay out.
- */
-bool hl_ipc_region_enter(struct hl_ipc_region *r)
-{
-	atomic_inc(&r->active);
-	smp_mb__after_atomic();	/* count visible before the check */
-	if (likely(!READ_ONCE(r->revoked)))
-		return true;
-	hl_ipc_region_leave(r);
-	return false;
-}
-
-void hl_ipc_region_leave(struct hl_ipc_region *r)
-{
-	/* atomic_dec_and_test() is a full barrier before the load. */
-	if (atomic_dec_and_test(&r->active) && READ_ONCE(r->revoked))
-		wake_up_var(&r->active);
-}
-
-/*
  * Bracket CPU access to a dma-buf, so exporters with caches or bounce
  * buffers make the data visible; nothing to do for user memory.  Both
  * ends say DMA_BIDIRECTIONAL: the destination is read-modify-written as
@@ -106,22 +84,19 @@ void hl_ipc_region_leave(struct hl_ipc_region *r)
  * with the direction of the first call and unmaps it bidirectionally, so
  * any other direction trips the DMA API's checks.
  */
-int hl_ipc_region_begin_cpu(struct hl_ipc_region *r)
+int hl_ipc_region_begin_dmabuf_cpu(struct hl_ipc_region *r)
 {
 	int ret;
 
-	if (r->type != HL_IPC_REGION_DMABUF)
-		return 0;
 	ret = dma_buf_begin_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
 	if (ret == -ERESTARTSYS || ret == -EINTR)
 		return -EINTR;
 	return ret ? -EIO : 0;
 }
 
-void hl_ipc_region_end_cpu(struct hl_ipc_region *r)
+void hl_ipc_region_end_dmabuf_cpu(struct hl_ipc_region *r)
 {
-	if (r->type == HL_IPC_REGION_DMABUF)
-		dma_buf_end_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
+	dma_buf_end_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
 }
 
 static int hl_ipc_region_publish(struct hl_ipc_ctx *ctx,
