@@ -143,10 +143,12 @@ ModuleStatus KernelModules::status(const std::string &name)
 	read_loaded_params(name, &s);
 
 	if (!s.file.empty()) {
-		if (!s.srcversion.empty() && !s.file_srcversion.empty())
-			s.loaded_from_file = s.srcversion == s.file_srcversion ? "yes" : "no";
-		else if (!s.build_id.empty() && !s.file_build_id.empty())
+		// The build id tells builds of the same sources apart (a DKMS
+		// build and a copy built elsewhere); srcversion does not.
+		if (!s.build_id.empty() && !s.file_build_id.empty())
 			s.loaded_from_file = s.build_id == s.file_build_id ? "yes" : "no";
+		else if (!s.srcversion.empty() && !s.file_srcversion.empty())
+			s.loaded_from_file = s.srcversion == s.file_srcversion ? "yes" : "no";
 	} else {
 		s.loaded_from_file = "no";
 	}

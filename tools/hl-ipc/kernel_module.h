@@ -33,7 +33,7 @@ struct ModuleStatus {
 	std::string file_version, file_srcversion, file_build_id;
 	std::vector<ModuleParam> file_params;  // names and descriptions
 	// Whether the loaded module is that file: "yes", "no" or "unknown"
-	// (compared by srcversion, else by build id).
+	// (compared by GNU build id, else by srcversion).
 	std::string loaded_from_file = "unknown";
 
 	bool loaded() const { return state != "absent"; }
