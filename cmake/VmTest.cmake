@@ -21,14 +21,7 @@ set(HL_DEBUG_TIMEOUT_FACTOR 3 CACHE STRING "timeout multiplier for vm-debug test
 # Reports the debug kernel makes about known bugs in our modules that wait
 # for their fix, exempted from its log check one exact message at a time
 # (any other report still fails the test).  Remove an entry with its fix.
-set(HL_DEBUG_KNOWN_REPORTS
-  # habanalabs_ipc keeps a DMA_BIDIRECTIONAL mapping of every dma-buf region
-  # on its misc device, which the CPU copy engine never uses; registering
-  # the same memory twice maps the same cachelines twice (DMA_API_DEBUG).
-  # Issue 13, item 12.  Seen in vm-debug.lib-integration.
-  "DMA-API: misc hl_ipc: cacheline tracking EEXIST, overlapping mappings"
-  "WARNING: CPU: [0-9]+ PID: [0-9]+ at kernel/dma/debug.c:[0-9]+ add_dma_entry"
-)
+set(HL_DEBUG_KNOWN_REPORTS)
 
 function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)

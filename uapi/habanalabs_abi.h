@@ -516,6 +516,479 @@ struct gaudi2_packet_nop {
 };
 
 /* ------------------------------------------------------------------ */
+/* The rest of the INFO, DEBUG and enumeration ABI                      */
+/* ------------------------------------------------------------------ */
+/*
+ * Everything below completes the upstream ABI as seen by programs that use
+ * hl-thunk's header (which exposes the accel uapi): the remaining INFO
+ * opcodes and their result structures, the DEBUG ioctl, and the small
+ * enumerations those structures refer to.  The per-ASIC queue and engine
+ * numberings are not repeated here, except what the emulated Gaudi2 uses.
+ */
+
+/* PCI device ids of the habanalabs ASICs */
+#define HL_PCI_DEVICE_ID_GOYA		0x0001
+#define HL_PCI_DEVICE_ID_GAUDI		0x1000
+#define HL_PCI_DEVICE_ID_GAUDI_SEC	0x1010
+
+/* Reserved SRAM and sync-stream resources of Goya and Gaudi */
+#define GOYA_KMD_SRAM_RESERVED_SIZE_FROM_START		0x8000
+#define GAUDI_DRIVER_SRAM_RESERVED_SIZE_FROM_START	0x80
+#define GAUDI_FIRST_AVAILABLE_W_S_SYNC_OBJECT		144
+#define GAUDI_FIRST_AVAILABLE_W_S_MONITOR		72
+
+/* Elements of one timestamp buffer (HL_MEM_OP_TS_ALLOC), at most */
+#define TS_MAX_ELEMENTS_NUM		(1 << 20)
+
+/* Engine ids of Gaudi2's PCI DMA engines (bits of the busy masks) */
+#define GAUDI2_ENGINE_ID_PDMA_0		45
+#define GAUDI2_ENGINE_ID_PDMA_1		46
+
+/* Indices of HL_INFO_PLL_FREQUENCY, per ASIC */
+enum hl_goya_pll_index {
+	HL_GOYA_CPU_PLL = 0,
+	HL_GOYA_IC_PLL = 1,
+	HL_GOYA_MC_PLL = 2,
+	HL_GOYA_MME_PLL = 3,
+	HL_GOYA_PCI_PLL = 4,
+	HL_GOYA_EMMC_PLL = 5,
+	HL_GOYA_TPC_PLL = 6,
+	HL_GOYA_PLL_MAX = 7
+};
+
+enum hl_gaudi_pll_index {
+	HL_GAUDI_CPU_PLL = 0,
+	HL_GAUDI_PCI_PLL = 1,
+	HL_GAUDI_SRAM_PLL = 2,
+	HL_GAUDI_HBM_PLL = 3,
+	HL_GAUDI_NIC_PLL = 4,
+	HL_GAUDI_DMA_PLL = 5,
+	HL_GAUDI_MESH_PLL = 6,
+	HL_GAUDI_MME_PLL = 7,
+	HL_GAUDI_TPC_PLL = 8,
+	HL_GAUDI_IF_PLL = 9,
+	HL_GAUDI_PLL_MAX = 10
+};
+
+enum hl_gaudi2_pll_index {
+	HL_GAUDI2_CPU_PLL = 0,
+	HL_GAUDI2_PCI_PLL = 1,
+	HL_GAUDI2_SRAM_PLL = 2,
+	HL_GAUDI2_HBM_PLL = 3,
+	HL_GAUDI2_NIC_PLL = 4,
+	HL_GAUDI2_DMA_PLL = 5,
+	HL_GAUDI2_MESH_PLL = 6,
+	HL_GAUDI2_MME_PLL = 7,
+	HL_GAUDI2_TPC_PLL = 8,
+	HL_GAUDI2_IF_PLL = 9,
+	HL_GAUDI2_VID_PLL = 10,
+	HL_GAUDI2_MSS_PLL = 11,
+	HL_GAUDI2_PLL_MAX = 12
+};
+
+/* DMA directions of Goya's DMA queues */
+enum hl_goya_dma_direction {
+	HL_DMA_HOST_TO_DRAM = 0,
+	HL_DMA_HOST_TO_SRAM = 1,
+	HL_DMA_DRAM_TO_SRAM = 2,
+	HL_DMA_SRAM_TO_DRAM = 3,
+	HL_DMA_SRAM_TO_HOST = 4,
+	HL_DMA_DRAM_TO_HOST = 5,
+	HL_DMA_DRAM_TO_DRAM = 6,
+	HL_DMA_SRAM_TO_SRAM = 7,
+	HL_DMA_ENUM_MAX = 8
+};
+
+/* hl_info_hw_ip_info.server_type */
+enum hl_server_type {
+	HL_SERVER_TYPE_UNKNOWN = 0,
+	HL_SERVER_GAUDI_HLS1 = 1,
+	HL_SERVER_GAUDI_HLS1H = 2,
+	HL_SERVER_GAUDI_TYPE1 = 3,
+	HL_SERVER_GAUDI_TYPE2 = 4,
+	HL_SERVER_GAUDI2_HLS2 = 5,
+	HL_SERVER_GAUDI2_TYPE1 = 7
+};
+
+/* Bits of the event mask HL_INFO_GET_EVENTS returns (and clears) */
+#define HL_NOTIFIER_EVENT_TPC_ASSERT		(1ULL << 0)
+#define HL_NOTIFIER_EVENT_UNDEFINED_OPCODE	(1ULL << 1)
+#define HL_NOTIFIER_EVENT_DEVICE_RESET		(1ULL << 2)
+#define HL_NOTIFIER_EVENT_CS_TIMEOUT		(1ULL << 3)
+#define HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE	(1ULL << 4)
+#define HL_NOTIFIER_EVENT_USER_ENGINE_ERR	(1ULL << 5)
+#define HL_NOTIFIER_EVENT_GENERAL_HW_ERR	(1ULL << 6)
+#define HL_NOTIFIER_EVENT_RAZWI			(1ULL << 7)
+#define HL_NOTIFIER_EVENT_PAGE_FAULT		(1ULL << 8)
+#define HL_NOTIFIER_EVENT_CRITICL_HW_ERR	(1ULL << 9)
+#define HL_NOTIFIER_EVENT_CRITICL_FW_ERR	(1ULL << 10)
+
+/* The remaining INFO opcodes (see HL_INFO_HW_IP_INFO and others above) */
+#define HL_INFO_HW_EVENTS			1
+#define HL_INFO_HW_IDLE				3
+#define HL_INFO_DEVICE_UTILIZATION		6
+#define HL_INFO_HW_EVENTS_AGGREGATE		7
+#define HL_INFO_CLK_RATE			8
+#define HL_INFO_RESET_COUNT			9
+#define HL_INFO_TIME_SYNC			10
+#define HL_INFO_CS_COUNTERS			11
+#define HL_INFO_PCI_COUNTERS			12
+#define HL_INFO_CLK_THROTTLE_REASON		13
+#define HL_INFO_SYNC_MANAGER			14
+#define HL_INFO_TOTAL_ENERGY			15
+#define HL_INFO_PLL_FREQUENCY			16
+#define HL_INFO_POWER				17
+#define HL_INFO_OPEN_STATS			18
+#define HL_INFO_DRAM_REPLACED_ROWS		21
+#define HL_INFO_DRAM_PENDING_ROWS		22
+#define HL_INFO_LAST_ERR_OPEN_DEV_TIME		23
+#define HL_INFO_CS_TIMEOUT_EVENT		24
+#define HL_INFO_RAZWI_EVENT			25
+#define HL_INFO_SECURED_ATTESTATION		27
+#define HL_INFO_REGISTER_EVENTFD		28
+#define HL_INFO_UNREGISTER_EVENTFD		29
+#define HL_INFO_GET_EVENTS			30
+#define HL_INFO_UNDEFINED_OPCODE_EVENT		31
+#define HL_INFO_ENGINE_STATUS			32
+#define HL_INFO_PAGE_FAULT_EVENT		33
+#define HL_INFO_USER_MAPPINGS			34
+#define HL_INFO_FW_GENERIC_REQ			35
+#define HL_INFO_HW_ERR_EVENT			36
+#define HL_INFO_FW_ERR_EVENT			37
+#define HL_INFO_USER_ENGINE_ERR_EVENT		38
+#define HL_INFO_DEV_SIGNED			40
+
+/* HL_INFO_ENGINE_STATUS: the text buffer must hold 1 KiB to 1 MiB */
+#define HL_ENGINES_DATA_MAX_SIZE	(1u << 20)
+
+/* HL_INFO_HW_IDLE: is_idle, and which engines are busy (engine ids) */
+#define HL_BUSY_ENGINES_MASK_EXT_SIZE	4
+
+struct hl_info_hw_idle {
+	__u32 is_idle;
+	__u32 busy_engines_mask;	/* engine ids 0..31 */
+	__u64 busy_engines_mask_ext[HL_BUSY_ENGINES_MASK_EXT_SIZE];
+};
+
+/* HL_INFO_DEVICE_UTILIZATION: percent over args.period_ms */
+struct hl_info_device_utilization {
+	__u32 utilization;
+	__u32 pad;
+};
+
+/* HL_INFO_CLK_RATE */
+struct hl_info_clk_rate {
+	__u32 cur_clk_rate_mhz;
+	__u32 max_clk_rate_mhz;
+};
+
+/* HL_INFO_RESET_COUNT: resets since the driver was loaded */
+struct hl_info_reset_count {
+	__u32 hard_reset_cnt;
+	__u32 soft_reset_cnt;
+};
+
+/* HL_INFO_TIME_SYNC: the device's clock next to the host's, in ns */
+struct hl_info_time_sync {
+	__u64 device_time;
+	__u64 host_time;		/* CLOCK_MONOTONIC_RAW */
+	__u64 tsc_time;
+};
+
+/* HL_INFO_PCI_COUNTERS */
+struct hl_info_pci_counters {
+	__u64 rx_throughput;
+	__u64 tx_throughput;
+	__u64 replay_cnt;
+};
+
+/* HL_INFO_CLK_THROTTLE_REASON */
+enum hl_clk_throttling_type {
+	HL_CLK_THROTTLE_TYPE_POWER = 0,
+	HL_CLK_THROTTLE_TYPE_THERMAL = 1,
+	HL_CLK_THROTTLE_TYPE_MAX = 2
+};
+
+#define HL_CLK_THROTTLE_POWER		(1 << HL_CLK_THROTTLE_TYPE_POWER)
+#define HL_CLK_THROTTLE_THERMAL		(1 << HL_CLK_THROTTLE_TYPE_THERMAL)
+
+struct hl_info_clk_throttle {
+	__u32 clk_throttling_reason;	/* HL_CLK_THROTTLE_* bits */
+	__u32 pad;
+	__u64 clk_throttling_timestamp_us[HL_CLK_THROTTLE_TYPE_MAX];
+	__u64 clk_throttling_duration_ns[HL_CLK_THROTTLE_TYPE_MAX];
+};
+
+/* HL_INFO_TOTAL_ENERGY: millijoules since the driver was loaded */
+struct hl_info_energy {
+	__u64 total_energy_consumption;
+};
+
+/* HL_INFO_PLL_FREQUENCY: MHz of each output of args.pll_index */
+#define HL_PLL_NUM_OUTPUTS	4
+
+struct hl_pll_frequency_info {
+	__u16 output[HL_PLL_NUM_OUTPUTS];
+};
+
+/* HL_INFO_OPEN_STATS */
+struct hl_open_stats_info {
+	__u64 open_counter;		/* compute opens since load */
+	__u64 last_open_period_ms;	/* length of the last compute open */
+	__u8 is_compute_ctx_active;
+	__u8 compute_ctx_in_release;
+	__u8 pad[6];
+};
+
+/* HL_INFO_POWER: milliwatts */
+struct hl_power_info {
+	__u64 power;
+};
+
+/* HL_INFO_SYNC_MANAGER, for args.dcore_id */
+struct hl_info_sync_manager {
+	__u32 first_available_sync_object;
+	__u32 first_available_monitor;
+	__u32 first_available_cq;
+	__u32 reserved;
+};
+
+/* HL_INFO_CS_COUNTERS: CSs dropped, of the device and of this context */
+struct hl_info_cs_counters {
+	__u64 total_out_of_mem_drop_cnt;
+	__u64 ctx_out_of_mem_drop_cnt;
+	__u64 total_parsing_drop_cnt;
+	__u64 ctx_parsing_drop_cnt;
+	__u64 total_queue_full_drop_cnt;
+	__u64 ctx_queue_full_drop_cnt;
+	__u64 total_device_in_reset_drop_cnt;
+	__u64 ctx_device_in_reset_drop_cnt;
+	__u64 total_max_cs_in_flight_drop_cnt;
+	__u64 ctx_max_cs_in_flight_drop_cnt;
+	__u64 total_validation_drop_cnt;
+	__u64 ctx_validation_drop_cnt;
+};
+
+/* HL_INFO_LAST_ERR_OPEN_DEV_TIME: ns timestamp of the last compute open */
+struct hl_info_last_err_open_dev_time {
+	__s64 timestamp;
+};
+
+/* HL_INFO_CS_TIMEOUT_EVENT: the last CS that timed out */
+struct hl_info_cs_timeout_event {
+	__s64 timestamp;
+	__u64 seq;
+};
+
+/* HL_INFO_RAZWI_EVENT: the last illegal access */
+#define HL_RAZWI_NA_ENG_ID			0xFFFF
+#define HL_RAZWI_MAX_NUM_OF_ENGINES_PER_RTR	128
+#define HL_RAZWI_READ				(1 << 0)
+#define HL_RAZWI_WRITE				(1 << 1)
+#define HL_RAZWI_LBW				(1 << 2)
+#define HL_RAZWI_HBW				(1 << 3)
+#define HL_RAZWI_RR				(1 << 4)
+#define HL_RAZWI_ADDR_DEC			(1 << 5)
+
+struct hl_info_razwi_event {
+	__s64 timestamp;
+	__u64 addr;
+	__u16 engine_id[HL_RAZWI_MAX_NUM_OF_ENGINES_PER_RTR];
+	__u16 num_of_possible_engines;
+	__u8 flags;			/* HL_RAZWI_* */
+	__u8 pad[5];
+};
+
+/* HL_INFO_UNDEFINED_OPCODE_EVENT: the last undefined opcode */
+#define MAX_QMAN_STREAMS_INFO		4
+#define OPCODE_INFO_MAX_ADDR_SIZE	8
+
+struct hl_info_undefined_opcode_event {
+	__s64 timestamp;
+	__u64 cb_addr_streams[MAX_QMAN_STREAMS_INFO][OPCODE_INFO_MAX_ADDR_SIZE];
+	__u64 cq_addr;
+	__u32 cq_size;
+	__u32 cb_addr_streams_len;
+	__u32 engine_id;
+	__u32 stream_id;
+};
+
+/* HL_INFO_HW_ERR_EVENT: the last critical hardware error */
+struct hl_info_hw_err_event {
+	__s64 timestamp;
+	__u16 event_id;
+	__u16 pad[3];
+};
+
+/* HL_INFO_FW_ERR_EVENT: the last firmware error */
+enum hl_info_fw_err_type {
+	HL_INFO_FW_HEARTBEAT_ERR = 0,
+	HL_INFO_FW_REPORTED_ERR = 1,
+};
+
+struct hl_info_fw_err_event {
+	__s64 timestamp;
+	__u16 err_type;			/* enum hl_info_fw_err_type */
+	__u16 event_id;
+	__u32 pad;
+};
+
+/* HL_INFO_USER_ENGINE_ERR_EVENT: the last engine that reported an error */
+struct hl_info_engine_err_event {
+	__s64 timestamp;
+	__u16 engine_id;
+	__u16 error_count;
+	__u32 pad;
+};
+
+/* HL_INFO_SECURED_ATTESTATION and HL_INFO_DEV_SIGNED (firmware reports) */
+#define SEC_PCR_DATA_BUF_SZ	256
+#define SEC_PCR_QUOTE_BUF_SZ	510
+#define SEC_SIGNATURE_BUF_SZ	255
+#define SEC_PUB_DATA_BUF_SZ	510
+#define SEC_CERTIFICATE_BUF_SZ	2046
+#define SEC_DEV_INFO_BUF_SZ	5120
+
+struct hl_info_sec_attest {
+	__u32 nonce;
+	__u16 pcr_quote_len;
+	__u16 pub_data_len;
+	__u16 certificate_len;
+	__u8 pcr_num_reg;
+	__u8 pcr_reg_len;
+	__u8 quote_sig_len;
+	__u8 pcr_data[SEC_PCR_DATA_BUF_SZ];
+	__u8 pcr_quote[SEC_PCR_QUOTE_BUF_SZ];
+	__u8 quote_sig[SEC_SIGNATURE_BUF_SZ];
+	__u8 public_data[SEC_PUB_DATA_BUF_SZ];
+	__u8 certificate[SEC_CERTIFICATE_BUF_SZ];
+	__u8 pad0[2];
+};
+
+struct hl_info_signed {
+	__u32 nonce;
+	__u16 pub_data_len;
+	__u16 certificate_len;
+	__u8 info_sig_len;
+	__u8 public_data[SEC_PUB_DATA_BUF_SZ];
+	__u8 certificate[SEC_CERTIFICATE_BUF_SZ];
+	__u8 info_sig[SEC_SIGNATURE_BUF_SZ];
+	__u16 dev_info_len;
+	__u8 dev_info[SEC_DEV_INFO_BUF_SZ];
+	__u8 pad[2];
+};
+
+/* HL_INFO_PAGE_FAULT_EVENT and HL_INFO_USER_MAPPINGS */
+struct hl_page_fault_info {
+	__s64 timestamp;
+	__u64 addr;
+	__u16 engine_id;
+	__u8 pad[6];
+};
+
+struct hl_user_mapping {
+	__u64 dev_va;
+	__u64 size;
+};
+
+/* Gaudi's dcores, for HL_INFO_SYNC_MANAGER */
+enum gaudi_dcores {
+	HL_GAUDI_WS_DCORE = 0,
+	HL_GAUDI_WN_DCORE = 1,
+	HL_GAUDI_EN_DCORE = 2,
+	HL_GAUDI_ES_DCORE = 3
+};
+
+/* hl_cs_in.engine_command (HL_CS_FLAGS_ENGINES_COMMAND) and, for the
+ * first two, hl_cs_in.core_command (HL_CS_FLAGS_ENGINE_CORE_COMMAND) */
+enum hl_engine_command {
+	HL_ENGINE_CORE_HALT = 1,
+	HL_ENGINE_CORE_RUN = 2,
+	HL_ENGINE_STALL = 3,
+	HL_ENGINE_RESUME = 4,
+	HL_ENGINE_COMMAND_MAX
+};
+
+/* ------------------------------------------------------------------ */
+/* HL_IOCTL_DEBUG: the on-chip trace (coresight) components            */
+/* ------------------------------------------------------------------ */
+#define HL_DEBUG_MAX_AUX_VALUES		10
+
+struct hl_debug_params_etr {
+	__u64 buffer_address;
+	__u64 buffer_size;
+	__u32 sink_mode;
+	__u32 pad;
+};
+
+struct hl_debug_params_etf {
+	__u64 buffer_address;
+	__u64 buffer_size;
+	__u32 sink_mode;
+	__u32 pad;
+};
+
+struct hl_debug_params_stm {
+	__u64 he_mask;
+	__u64 sp_mask;
+	__u32 id;
+	__u32 frequency;
+};
+
+struct hl_debug_params_bmon {
+	__u64 start_addr0;
+	__u64 addr_mask0;
+	__u64 start_addr1;
+	__u64 addr_mask1;
+	__u32 bw_win;
+	__u32 win_capture;
+	__u32 id;
+	__u32 control;
+	__u64 start_addr2;
+	__u64 end_addr2;
+	__u64 start_addr3;
+	__u64 end_addr3;
+};
+
+struct hl_debug_params_spmu {
+	__u64 event_types[HL_DEBUG_MAX_AUX_VALUES];
+	__u32 event_types_num;
+	__u32 pmtrc_val;
+	__u32 trc_ctrl_host_val;
+	__u32 trc_en_host_val;
+};
+
+#define HL_DEBUG_OP_ETR		0
+#define HL_DEBUG_OP_ETF		1
+#define HL_DEBUG_OP_STM		2
+#define HL_DEBUG_OP_FUNNEL	3
+#define HL_DEBUG_OP_BMON	4
+#define HL_DEBUG_OP_SPMU	5
+#define HL_DEBUG_OP_TIMESTAMP	6
+/* enable 1 puts the device into debug mode, 0 takes it out */
+#define HL_DEBUG_OP_SET_MODE	7
+
+struct hl_debug_args {
+	__u64 input_ptr;		/* hl_debug_params_* of op */
+	__u64 output_ptr;
+	__u32 input_size;
+	__u32 output_size;
+	__u32 op;			/* HL_DEBUG_OP_* */
+	__u32 reg_idx;
+	__u32 enable;
+	__u32 ctx_id;
+};
+
+#define DRM_IOCTL_HL_DEBUG	_IOWR(HL_DRM_IOCTL_BASE, \
+			HL_DRM_COMMAND_BASE + HL_IOCTL_DEBUG, struct hl_debug_args)
+#define HL_LEGACY_IOCTL_DEBUG	_IOWR(HL_LEGACY_IOCTL_MAGIC, 0x06, \
+				      struct hl_debug_args)
+
+/* The range of command numbers the habanalabs ioctls take (accel). */
+#define HL_COMMAND_START	(HL_DRM_COMMAND_BASE + HL_IOCTL_INFO)
+#define HL_COMMAND_END		(HL_DRM_COMMAND_BASE + HL_IOCTL_DEBUG + 1)
+
+/* ------------------------------------------------------------------ */
 /* Layout checks                                                        */
 /* ------------------------------------------------------------------ */
 #if defined(__cplusplus)
@@ -535,5 +1008,16 @@ HL_ABI_ASSERT(sizeof(union hl_cs_args) == 48, "hl_cs_args");
 HL_ABI_ASSERT(sizeof(union hl_wait_cs_args) == 56, "hl_wait_cs_args");
 HL_ABI_ASSERT(sizeof(union hl_mem_args) == 40, "hl_mem_args");
 HL_ABI_ASSERT(sizeof(struct gaudi2_packet_lin_dma) == 24, "lin_dma");
+HL_ABI_ASSERT(sizeof(struct hl_info_hw_idle) == 40, "hw_idle");
+HL_ABI_ASSERT(sizeof(struct hl_info_time_sync) == 24, "time_sync");
+HL_ABI_ASSERT(sizeof(struct hl_info_clk_throttle) == 40, "clk_throttle");
+HL_ABI_ASSERT(sizeof(struct hl_open_stats_info) == 24, "open_stats");
+HL_ABI_ASSERT(sizeof(struct hl_info_cs_counters) == 96, "cs_counters");
+HL_ABI_ASSERT(sizeof(struct hl_info_razwi_event) == 280, "razwi");
+HL_ABI_ASSERT(sizeof(struct hl_info_undefined_opcode_event) == 288, "undef_opcode");
+HL_ABI_ASSERT(sizeof(struct hl_info_sec_attest) == 3592, "sec_attest");
+HL_ABI_ASSERT(sizeof(struct hl_info_signed) == 7944, "signed");
+HL_ABI_ASSERT(sizeof(struct hl_page_fault_info) == 24, "page_fault");
+HL_ABI_ASSERT(sizeof(struct hl_debug_args) == 40, "debug_args");
 
 #endif /* HABANALABS_ABI_H */

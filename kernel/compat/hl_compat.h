@@ -9,7 +9,6 @@
 
 #include <linux/device.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 
@@ -46,22 +45,19 @@ static inline void hl_vma_set_flags(struct vm_area_struct *vma,
 }
 
 /*
- * dma-buf importer calls.  Since the 6.2 locking rules the importer holds
- * the reservation lock around vmap and map_attachment; the _unlocked
- * helpers do that for us.  Where they are missing, take the lock
- * ourselves so that exporters always see the same convention.
+ * dma-buf vmap.  Since the 6.2 locking rules the importer holds the
+ * reservation lock around vmap, which dma_buf_vmap_unlocked() does for
+ * us.  Kernels without that helper follow the older rules: dma_buf_vmap()
+ * serialises on the dma-buf's own mutex and exporters of that era may
+ * take the reservation lock inside their vmap, so it must be called
+ * without it (holding it would deadlock them).
  */
 static inline int hl_dma_buf_vmap(struct dma_buf *dbuf, struct iosys_map *map)
 {
 #ifdef HAVE_DMA_BUF_VMAP_UNLOCKED
 	return dma_buf_vmap_unlocked(dbuf, map);
 #else
-	int ret;
-
-	dma_resv_lock(dbuf->resv, NULL);
-	ret = dma_buf_vmap(dbuf, map);
-	dma_resv_unlock(dbuf->resv);
-	return ret;
+	return dma_buf_vmap(dbuf, map);
 #endif
 }
 
@@ -71,38 +67,7 @@ static inline void hl_dma_buf_vunmap(struct dma_buf *dbuf,
 #ifdef HAVE_DMA_BUF_VMAP_UNLOCKED
 	dma_buf_vunmap_unlocked(dbuf, map);
 #else
-	dma_resv_lock(dbuf->resv, NULL);
 	dma_buf_vunmap(dbuf, map);
-	dma_resv_unlock(dbuf->resv);
-#endif
-}
-
-static inline struct sg_table *
-hl_dma_buf_map_attachment(struct dma_buf_attachment *attach,
-			  enum dma_data_direction dir)
-{
-#ifdef HAVE_DMA_BUF_MAP_ATTACHMENT_UNLOCKED
-	return dma_buf_map_attachment_unlocked(attach, dir);
-#else
-	struct sg_table *sgt;
-
-	dma_resv_lock(attach->dmabuf->resv, NULL);
-	sgt = dma_buf_map_attachment(attach, dir);
-	dma_resv_unlock(attach->dmabuf->resv);
-	return sgt;
-#endif
-}
-
-static inline void hl_dma_buf_unmap_attachment(struct dma_buf_attachment *attach,
-					       struct sg_table *sgt,
-					       enum dma_data_direction dir)
-{
-#ifdef HAVE_DMA_BUF_MAP_ATTACHMENT_UNLOCKED
-	dma_buf_unmap_attachment_unlocked(attach, sgt, dir);
-#else
-	dma_resv_lock(attach->dmabuf->resv, NULL);
-	dma_buf_unmap_attachment(attach, sgt, dir);
-	dma_resv_unlock(attach->dmabuf->resv);
 #endif
 }
 

@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * habanalabs_ipc internal definitions shared by the module's files.
+ *
+ * Data flows one way: hl_ipc_ioctl.c parses a request, hl_ipc_job.c
+ * turns copy descriptors into a job holding its regions, hl_ipc_channel.c
+ * queues and orders jobs, hl_ipc_engine.c copies.  Regions
+ * (hl_ipc_region.c, with hl_ipc_dmabuf.c and hl_ipc_pin.c behind it) and
+ * per-user accounting (hl_ipc_user.c) are used from above and call
+ * nothing above them.
  */
 #ifndef HL_IPC_H
 #define HL_IPC_H
@@ -10,6 +17,9 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
@@ -19,20 +29,26 @@
 
 #include "habanalabs_ipc.h"
 
-struct device;
 struct file;
+struct mm_struct;
 struct page;
 struct seq_file;
-struct mm_struct;
+struct user_struct;
 
-/* Module parameters (hl_ipc_main.c). */
-extern unsigned int hl_ipc_max_regions;
-extern unsigned int hl_ipc_max_channels;
-extern unsigned int hl_ipc_max_batch;
-extern unsigned int hl_ipc_chunk_size;
+/* Module parameters (hl_ipc_params.c); always within their bounds. */
+extern unsigned int hl_ipc_max_regions;		/* per context */
+extern unsigned int hl_ipc_max_channels;	/* per context */
+extern unsigned int hl_ipc_max_batch;		/* descriptors per batch */
+extern unsigned int hl_ipc_chunk_size;		/* bytes between checks */
+extern unsigned int hl_ipc_max_pending;		/* queued jobs per channel */
+extern unsigned int hl_ipc_user_max_contexts;
+extern unsigned int hl_ipc_user_max_channels;
+extern unsigned int hl_ipc_user_max_regions;
+extern unsigned int hl_ipc_user_max_jobs;	/* queued async jobs */
 
-/* The misc device; dma-bufs are attached to it as the importer. */
-extern struct device *hl_ipc_dev;
+/* User regions are limited to 64 GiB: a 128 MiB page array at most. */
+#define HL_IPC_USER_MAX_LEN	(64ULL << 30)
+
 extern struct workqueue_struct *hl_ipc_wq;
 
 /* A device named by an fd, reduced to what identifies it. */
@@ -49,50 +65,83 @@ struct hl_ipc_stats {
 	atomic64_t copies;	/* completed copy jobs */
 	atomic64_t bytes;	/* bytes copied */
 	atomic64_t errors;	/* jobs that ended with an error */
+	atomic64_t lookup_failures;	/* cookies not found or not usable */
 	atomic_t contexts;
 	atomic_t regions;
 	atomic_t channels;
 	atomic_t jobs;		/* submitted, not yet freed */
+	atomic_t users;		/* uids with an open context */
 	atomic64_t pinned_pages;	/* user pages pinned by regions */
 };
 
 extern struct hl_ipc_stats hl_ipc_stats;
 
+/*
+ * Everything one uid holds, across its contexts, so that limits bound a
+ * user and not just one open file (hl_ipc_user.c).
+ */
+struct hl_ipc_user {
+	refcount_t ref;
+	kuid_t uid;
+	atomic_t contexts;
+	atomic_t channels;
+	atomic_t regions;
+	atomic_t jobs;		/* queued async jobs */
+};
+
+struct hl_ipc_user *hl_ipc_user_get(kuid_t uid);
+void hl_ipc_user_put(struct hl_ipc_user *u);
+bool hl_ipc_user_charge(atomic_t *count, unsigned int limit);
+void hl_ipc_user_uncharge(atomic_t *count);
+void hl_ipc_users_fini(void);
+
 /* One open file of /dev/hl_ipc. */
 struct hl_ipc_ctx {
-	struct mutex lock;		/* regions list, channel creation */
+	struct mutex lock;		/* regions list, channel ids */
 	struct list_head regions;	/* regions this context registered */
 	unsigned int nregions;
-	struct xarray channels;		/* id -> struct hl_ipc_channel */
+	struct xarray channels;		/* id -> complete channels only */
+	u32 next_channel;		/* ids are handed out cyclically */
 	unsigned int nchannels;
 	wait_queue_head_t poll_wq;
+	struct hl_ipc_user *user;	/* the opener's euid */
+	atomic64_t lookup_failures;
 	pid_t tgid;
 };
 
 struct hl_ipc_region {
 	struct kref ref;
+	struct rhash_head hnode;	/* in the cookie table */
+	struct rcu_head rcu;
 	u64 cookie;
-	u32 idx;			/* index in the global xarray */
 	u32 type;			/* HL_IPC_REGION_DMABUF / _USER */
 	u32 flags;			/* HL_IPC_REGION_* */
 	bool revoked;			/* deregistered: stop copies */
+	atomic_t active;		/* engine sections inside the memory */
 	kuid_t uid;
-	struct hl_ipc_ctx *owner;	/* compared only, under owner->lock */
+	struct hl_ipc_ctx *owner;	/* compared only */
 	struct list_head node;		/* in owner->regions */
 	struct hl_ipc_devid dev;
 	u8 *vaddr;			/* kernel mapping of byte 0 */
 	u64 size;
 
+	/*
+	 * What the memory is, to tell when two regions may overlap: the
+	 * dma-buf, or the mm of a user range; base is where byte 0 lies in
+	 * it (0 for a dma-buf, the user address for a user range).
+	 */
+	const void *backing;
+	u64 base;
+
 	/* HL_IPC_REGION_DMABUF */
 	struct dma_buf *dbuf;
-	struct dma_buf_attachment *attach;
-	struct sg_table *sgt;
 	struct iosys_map map;
 
 	/* HL_IPC_REGION_USER */
 	struct page **pages;
 	unsigned long npages;
-	struct mm_struct *mm;		/* charged for the pinned pages */
+	struct mm_struct *mm;		/* pinned_vm shows the pages */
+	struct user_struct *locked_user;	/* charged locked_vm, or NULL */
 	void *vbase;
 };
 
@@ -105,16 +154,35 @@ struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 					bool write);
 void hl_ipc_region_put(struct hl_ipc_region *r);
 void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx);
-void hl_ipc_regions_init(void);
+bool hl_ipc_region_enter(struct hl_ipc_region *r);
+void hl_ipc_region_leave(struct hl_ipc_region *r);
+int hl_ipc_region_begin_cpu(struct hl_ipc_region *r);
+void hl_ipc_region_end_cpu(struct hl_ipc_region *r);
+int hl_ipc_regions_init(void);
 void hl_ipc_regions_fini(void);
 
-/* One copy inside a job, with references on both regions. */
+/* Backends of a region's memory (hl_ipc_dmabuf.c, hl_ipc_pin.c). */
+int hl_ipc_dmabuf_import(struct hl_ipc_region *r, int fd);
+void hl_ipc_dmabuf_release(struct hl_ipc_region *r);
+int hl_ipc_pin_user(struct hl_ipc_region *r, u64 addr, u64 len);
+void hl_ipc_unpin_user(struct hl_ipc_region *r);
+
+/*
+ * One copy of a job.  When both ends may be the same memory and the
+ * ranges overlap, it is copied in pieces of at most @piece bytes that
+ * cannot overlap, back to front when the destination lies above the
+ * source; @memmove says that both ends use the same kernel mapping, so
+ * whole chunks can be moved.
+ */
 struct hl_ipc_seg {
 	struct hl_ipc_region *src;
 	struct hl_ipc_region *dst;
 	u64 src_off;
 	u64 dst_off;
 	u64 len;
+	u64 piece;		/* 0: no overlap */
+	bool backward;
+	bool memmove;
 };
 
 struct hl_ipc_job {
@@ -123,37 +191,54 @@ struct hl_ipc_job {
 	u64 seq;
 	int status;
 	bool done;
-	bool cancel;			/* the sync submitter was killed */
+	bool cancel;			/* stop at the next chunk */
+	bool async;			/* charged to the user's job count */
+	bool heap;			/* from hl_ipc_job_alloc() */
 	u32 nsegs;
-	struct hl_ipc_seg segs[];
+	/* Progress, so that a job can be copied in several slices. */
+	u32 cur_seg;
+	u64 cur_done;
+	struct hl_ipc_seg *segs;	/* &one, or the array after the job */
+	struct hl_ipc_seg one;
+	struct hl_ipc_seg more[];
 };
 
+void hl_ipc_job_init(struct hl_ipc_job *job);
 struct hl_ipc_job *hl_ipc_job_alloc(u32 nsegs);
+struct hl_ipc_job *hl_ipc_job_move(struct hl_ipc_job *job);
 void hl_ipc_job_put(struct hl_ipc_job *job);
-int hl_ipc_seg_init(struct hl_ipc_ctx *ctx, struct hl_ipc_seg *seg,
-		    u64 src_cookie, u64 src_off, u64 dst_cookie, u64 dst_off,
-		    u64 len);
+void hl_ipc_job_release(struct hl_ipc_job *job);
+int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
+		   const struct hl_ipc_copy_desc *d);
+u64 hl_ipc_job_bytes(const struct hl_ipc_job *job);
+
+/* The CPU copy engine (hl_ipc_engine.c). */
+int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
 
 struct hl_ipc_channel {
 	struct kref ref;
+	struct rcu_head rcu;
 	u32 id;
-	struct hl_ipc_ctx *ctx;
+	struct hl_ipc_ctx *ctx;		/* valid until the channel is killed */
 	pid_t tgid;
 	struct hl_ipc_devid src;
 	struct hl_ipc_devid dst;
 
 	spinlock_t lock;		/* everything below up to wq */
 	struct list_head pending;
-	bool busy;			/* a job is being copied */
-	bool dead;			/* being destroyed */
+	unsigned int npending;
+	struct hl_ipc_job *running;	/* being copied right now */
+	bool dead;			/* destroyed: no new jobs */
 	u64 next_seq;			/* last seq handed out */
 	u64 completed_seq;
 	u64 reported_seq;		/* highest seq returned by WAIT */
+	u64 cancel_seq;			/* first seq cancelled by destroy */
+	u64 forgotten_seq;		/* error records <= this may be lost */
+	unsigned int nerrors;
 	wait_queue_head_t wq;
 	struct work_struct work;
 
 	struct xarray errors;		/* seq -> failed job's -errno */
-	unsigned int nerrors;
 
 	struct list_head gnode;		/* global list, for debugfs */
 	atomic64_t copies;
@@ -167,21 +252,17 @@ int hl_ipc_channel_destroy(struct hl_ipc_ctx *ctx, u32 id);
 struct hl_ipc_channel *hl_ipc_channel_get(struct hl_ipc_ctx *ctx, u32 id);
 void hl_ipc_channel_put(struct hl_ipc_channel *ch);
 void hl_ipc_channel_destroy_all(struct hl_ipc_ctx *ctx);
-int hl_ipc_channel_submit(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
-			  bool async, u64 *seq);
+int hl_ipc_channel_submit(struct hl_ipc_ctx *ctx, struct hl_ipc_channel *ch,
+			  struct hl_ipc_job *job, bool async, u64 *seq);
 int hl_ipc_channel_wait(struct hl_ipc_channel *ch, struct hl_ipc_wait *args);
 bool hl_ipc_ctx_has_completions(struct hl_ipc_ctx *ctx);
 void hl_ipc_channels_show(struct seq_file *m);
 
-/* The CPU copy engine (hl_ipc_copy.c). */
-int hl_ipc_engine_run(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
-		      bool in_caller);
-long hl_ipc_ioctl_copy(struct hl_ipc_ctx *ctx, void __user *uarg);
-long hl_ipc_ioctl_copy_batch(struct hl_ipc_ctx *ctx, void __user *uarg);
+long hl_ipc_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 void hl_ipc_show_fdinfo(struct seq_file *m, struct file *file);
 
-int hl_ipc_stats_init(void);
+void hl_ipc_stats_init(void);
 void hl_ipc_stats_fini(void);
 extern const struct attribute_group *hl_ipc_attr_groups[];
 

@@ -4,10 +4,19 @@
  *
  * Every job gets the next sequence number under the channel lock and jobs
  * run one at a time in that order, so completed_seq only grows.  A
- * synchronous copy on an idle channel runs in the caller's context, which
- * saves a wake-up per copy; everything else runs from the channel's work
- * item on an unbound workqueue, so different channels copy in parallel on
- * different CPUs.
+ * synchronous copy on an idle channel runs in the caller's context (and
+ * on the caller's CPU time); everything else runs from the channel's work
+ * item on an unbound workqueue, so different channels copy in parallel.
+ * A work item copies one slice and queues itself again, so a channel with
+ * a long backlog takes its turn with the others instead of holding a
+ * worker.
+ *
+ * Destroying a channel completes its queued jobs at once with -ECANCELED
+ * and waits only for the chunk being copied, if any, to end: it never
+ * waits for queued work to get a worker.
+ *
+ * A channel id is published in its context only once the channel is
+ * complete; lookups take a reference under RCU.
  */
 #include <linux/debugfs.h>
 #include <linux/jiffies.h>
@@ -20,6 +29,8 @@
 
 /* Failed sequence numbers remembered per channel for WAIT. */
 #define HL_IPC_MAX_ERRORS	4096
+/* Chunks a work item copies before it lets other channels run. */
+#define HL_IPC_SLICE_CHUNKS	4
 
 static LIST_HEAD(hl_ipc_channels);
 static DEFINE_MUTEX(hl_ipc_channels_lock);
@@ -32,7 +43,7 @@ static void hl_ipc_channel_free(struct kref *ref)
 	list_del(&ch->gnode);
 	mutex_unlock(&hl_ipc_channels_lock);
 	xa_destroy(&ch->errors);
-	kfree(ch);
+	kfree_rcu(ch, rcu);
 	atomic_dec(&hl_ipc_stats.channels);
 }
 
@@ -45,123 +56,170 @@ struct hl_ipc_channel *hl_ipc_channel_get(struct hl_ipc_ctx *ctx, u32 id)
 {
 	struct hl_ipc_channel *ch;
 
-	xa_lock(&ctx->channels);
+	rcu_read_lock();
 	ch = xa_load(&ctx->channels, id);
-	if (ch)
-		kref_get(&ch->ref);
-	xa_unlock(&ctx->channels);
+	if (ch && !kref_get_unless_zero(&ch->ref))
+		ch = NULL;
+	rcu_read_unlock();
 	return ch;
 }
 
+/*
+ * Remember that job seq failed.  Only the finisher of the running job
+ * calls this, so records are added one at a time; the oldest is dropped
+ * beyond HL_IPC_MAX_ERRORS, and forgotten_seq says from where on down
+ * WAIT can no longer tell.
+ */
 static void hl_ipc_channel_record_error(struct hl_ipc_channel *ch, u64 seq,
 					int status)
 {
 	unsigned long first = 0;
+	bool evict;
+	int ret;
 
-	if (ch->nerrors >= HL_IPC_MAX_ERRORS && xa_find(&ch->errors, &first,
-							ULONG_MAX, XA_PRESENT)) {
-		xa_erase(&ch->errors, first);
-		ch->nerrors--;
+	ret = xa_err(xa_store(&ch->errors, seq, xa_mk_value(-status),
+			      GFP_KERNEL_ACCOUNT));
+	spin_lock(&ch->lock);
+	if (ret) {
+		ch->forgotten_seq = max(ch->forgotten_seq, seq);
+		evict = false;
+	} else {
+		evict = ++ch->nerrors > HL_IPC_MAX_ERRORS;
 	}
-	if (!xa_is_err(xa_store(&ch->errors, seq, xa_mk_value(-status),
-				GFP_KERNEL)))
-		ch->nerrors++;
+	spin_unlock(&ch->lock);
+	if (!evict || !xa_find(&ch->errors, &first, ULONG_MAX, XA_PRESENT))
+		return;
+	/* Say it is forgotten before it is gone: see hl_ipc_channel_wait(). */
+	spin_lock(&ch->lock);
+	ch->forgotten_seq = max_t(u64, ch->forgotten_seq, first);
+	ch->nerrors--;
+	spin_unlock(&ch->lock);
+	xa_erase(&ch->errors, first);
 }
 
-/* Complete the running job; the channel must be busy with it. */
+/*
+ * Complete the running job.  The order matters: the context's poll queue
+ * is woken while the channel still counts as busy, because a destroyer
+ * waits for !running and may free the context right after.
+ */
 static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
-				  struct hl_ipc_job *job, int status, bool kick)
+				  struct hl_ipc_job *job, int status)
 {
-	u64 bytes = 0;
-	u32 i;
+	struct hl_ipc_ctx *ctx = ch->ctx;
+	u64 bytes;
 
 	if (status) {
-		/* Only the running job touches nerrors: no lock needed. */
 		hl_ipc_channel_record_error(ch, job->seq, status);
 		atomic64_inc(&ch->failures);
 		atomic64_inc(&hl_ipc_stats.errors);
 	} else {
-		for (i = 0; i < job->nsegs; i++)
-			bytes += job->segs[i].len;
+		bytes = hl_ipc_job_bytes(job);
 		atomic64_inc(&ch->copies);
 		atomic64_add(bytes, &ch->bytes);
 		atomic64_inc(&hl_ipc_stats.copies);
 		atomic64_add(bytes, &hl_ipc_stats.bytes);
 	}
+	if (job->async)
+		hl_ipc_user_uncharge(&ctx->user->jobs);
 
 	spin_lock(&ch->lock);
 	job->status = status;
 	WRITE_ONCE(job->done, true);
 	ch->completed_seq = job->seq;
-	ch->busy = false;
-	if (kick && !list_empty(&ch->pending))
+	spin_unlock(&ch->lock);
+	if (wq_has_sleeper(&ctx->poll_wq))
+		wake_up_interruptible(&ctx->poll_wq);
+
+	spin_lock(&ch->lock);
+	ch->running = NULL;
+	if (!ch->dead && !list_empty(&ch->pending))
 		queue_work(hl_ipc_wq, &ch->work);
 	spin_unlock(&ch->lock);
-	/* poll first: once ch->wq wakes, a destroyer may free the context. */
-	wake_up_interruptible(&ch->ctx->poll_wq);
-	wake_up_all(&ch->wq);
+	/* Sync submitters, WAIT and a destroyer sleep here. */
+	if (wq_has_sleeper(&ch->wq))
+		wake_up_all(&ch->wq);
 }
 
 static void hl_ipc_channel_work(struct work_struct *work)
 {
 	struct hl_ipc_channel *ch = container_of(work, struct hl_ipc_channel,
 						 work);
+	u64 slice = (u64)READ_ONCE(hl_ipc_chunk_size) * HL_IPC_SLICE_CHUNKS;
 	struct hl_ipc_job *job;
-	int status;
-
-	for (;;) {
-		spin_lock(&ch->lock);
-		if (ch->busy || list_empty(&ch->pending)) {
-			spin_unlock(&ch->lock);
-			return;
-		}
-		job = list_first_entry(&ch->pending, struct hl_ipc_job, node);
-		list_del_init(&job->node);
-		ch->busy = true;
-		spin_unlock(&ch->lock);
-
-		status = hl_ipc_engine_run(ch, job, false);
-		hl_ipc_channel_finish(ch, job, status, false);
-		hl_ipc_job_put(job);
-		cond_resched();
-	}
-}
-
-/*
- * Queue a job (consuming the caller's reference).  Synchronous jobs
- * return the copy's status; asynchronous ones 0 once queued.  *seq is set
- * whenever the job got a sequence number (the job may be gone already).
- */
-int hl_ipc_channel_submit(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
-			  bool async, u64 *seq)
-{
 	int ret;
 
 	spin_lock(&ch->lock);
-	*seq = 0;
+	if (ch->running || list_empty(&ch->pending)) {
+		spin_unlock(&ch->lock);
+		return;
+	}
+	job = list_first_entry(&ch->pending, struct hl_ipc_job, node);
+	list_del_init(&job->node);
+	ch->npending--;
+	ch->running = job;
+	spin_unlock(&ch->lock);
+
+	ret = hl_ipc_engine_step(job, slice, false);
+	if (ret > 0) {
+		/* More to copy: back to the head of the queue, then yield. */
+		spin_lock(&ch->lock);
+		if (!ch->dead) {
+			list_add(&job->node, &ch->pending);
+			ch->npending++;
+			ch->running = NULL;
+			queue_work(hl_ipc_wq, &ch->work);
+			spin_unlock(&ch->lock);
+			/* A destroyer may be waiting for !running. */
+			if (wq_has_sleeper(&ch->wq))
+				wake_up_all(&ch->wq);
+			return;
+		}
+		spin_unlock(&ch->lock);
+		ret = -ECANCELED;
+	}
+	hl_ipc_channel_finish(ch, job, ret);
+	hl_ipc_job_put(job);
+}
+
+/* Queue a heap job; the caller's reference passes to the queue. */
+static int hl_ipc_channel_queue(struct hl_ipc_ctx *ctx,
+				struct hl_ipc_channel *ch,
+				struct hl_ipc_job *job, bool async, u64 *seq)
+{
+	spin_lock(&ch->lock);
 	if (ch->dead) {
 		spin_unlock(&ch->lock);
-		hl_ipc_job_put(job);
 		return -ENOENT;
+	}
+	if (async && ch->npending >= READ_ONCE(hl_ipc_max_pending)) {
+		spin_unlock(&ch->lock);
+		return -EAGAIN;
+	}
+	if (async) {
+		if (!hl_ipc_user_charge(&ctx->user->jobs,
+					READ_ONCE(hl_ipc_user_max_jobs))) {
+			spin_unlock(&ch->lock);
+			return -EAGAIN;
+		}
+		job->async = true;
+	} else {
+		kref_get(&job->ref);	/* ours, to read the status */
 	}
 	job->seq = ++ch->next_seq;
 	*seq = job->seq;
-	if (!async && !ch->busy && list_empty(&ch->pending)) {
-		ch->busy = true;
-		spin_unlock(&ch->lock);
-		ret = hl_ipc_engine_run(ch, job, true);
-		hl_ipc_channel_finish(ch, job, ret, true);
-		hl_ipc_job_put(job);
-		return ret;
-	}
-	if (!async)
-		kref_get(&job->ref);	/* ours, to read the status */
 	list_add_tail(&job->node, &ch->pending);
-	if (!ch->busy)
+	ch->npending++;
+	if (!ch->running)
 		queue_work(hl_ipc_wq, &ch->work);
 	spin_unlock(&ch->lock);
-	if (async)
-		return 0;
+	return 0;
+}
+
+/* Wait for a queued sync job; consumes our reference. */
+static int hl_ipc_channel_wait_job(struct hl_ipc_channel *ch,
+				   struct hl_ipc_job *job)
+{
+	int ret;
 
 	ret = wait_event_killable(ch->wq, READ_ONCE(job->done));
 	if (ret) {
@@ -172,6 +230,63 @@ int hl_ipc_channel_submit(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
 		ret = job->status;
 	}
 	hl_ipc_job_put(job);
+	return ret;
+}
+
+/*
+ * Submit a job.  A synchronous job on an idle channel runs right here.
+ * A job on the caller's stack (synchronous only) stays the caller's: it
+ * is moved to the heap if it has to wait.  The reference of a job from
+ * hl_ipc_job_alloc() passes to the channel, also on failure.
+ * Synchronous jobs return the copy's status, asynchronous ones 0 once
+ * queued.  *seq is set whenever the job got a sequence number.
+ */
+int hl_ipc_channel_submit(struct hl_ipc_ctx *ctx, struct hl_ipc_channel *ch,
+			  struct hl_ipc_job *job, bool async, u64 *seq)
+{
+	struct hl_ipc_job *heap;
+	int ret;
+
+	*seq = 0;
+	if (!async) {
+		spin_lock(&ch->lock);
+		if (ch->dead) {
+			spin_unlock(&ch->lock);
+			ret = -ENOENT;
+			goto out_put;
+		}
+		if (!ch->running && list_empty(&ch->pending)) {
+			job->seq = ++ch->next_seq;
+			*seq = job->seq;
+			ch->running = job;
+			spin_unlock(&ch->lock);
+			ret = hl_ipc_engine_step(job, U64_MAX, true);
+			hl_ipc_channel_finish(ch, job, ret);
+			if (job->heap)
+				hl_ipc_job_put(job);
+			return ret;
+		}
+		spin_unlock(&ch->lock);
+	}
+
+	heap = job;
+	if (!job->heap) {
+		heap = hl_ipc_job_move(job);
+		if (!heap)
+			return -ENOMEM;
+	}
+	ret = hl_ipc_channel_queue(ctx, ch, heap, async, seq);
+	if (ret) {
+		hl_ipc_job_put(heap);
+		return ret;
+	}
+	if (async)
+		return 0;
+	return hl_ipc_channel_wait_job(ch, heap);
+
+out_put:
+	if (job->heap)
+		hl_ipc_job_put(job);
 	return ret;
 }
 
@@ -199,16 +314,28 @@ int hl_ipc_channel_wait(struct hl_ipc_channel *ch, struct hl_ipc_wait *args)
 		/* At least one jiffy, so tiny timeouts still sleep a little. */
 		left = max_t(long, nsecs_to_jiffies(args->timeout_ns), 1);
 		left = wait_event_interruptible_timeout(ch->wq,
-				READ_ONCE(ch->completed_seq) >= seq, left);
+							READ_ONCE(ch->completed_seq) >= seq,
+							left);
 		if (left < 0)
 			return -EINTR;
 		if (!left)
 			return -ETIMEDOUT;
 	}
 
-	err = xa_load(&ch->errors, seq);
-	args->status = err ? -(int)xa_to_value(err) : 0;
+	/*
+	 * Under the lock: a record is marked forgotten before it is erased,
+	 * so a missing record is either a success or forgotten, never both.
+	 */
 	spin_lock(&ch->lock);
+	err = xa_load(&ch->errors, seq);
+	if (err)
+		args->status = -(int)xa_to_value(err);
+	else if (ch->cancel_seq && seq >= ch->cancel_seq)
+		args->status = -ECANCELED;
+	else if (seq <= ch->forgotten_seq)
+		args->status = -EOVERFLOW;
+	else
+		args->status = 0;
 	args->completed_seq = ch->completed_seq;
 	if (seq > ch->reported_seq)
 		ch->reported_seq = seq;
@@ -222,16 +349,14 @@ bool hl_ipc_ctx_has_completions(struct hl_ipc_ctx *ctx)
 	unsigned long id;
 	bool ret = false;
 
-	xa_lock(&ctx->channels);
+	rcu_read_lock();
 	xa_for_each(&ctx->channels, id, ch) {
-		spin_lock(&ch->lock);
-		if (ch->completed_seq > ch->reported_seq)
+		if (READ_ONCE(ch->completed_seq) > READ_ONCE(ch->reported_seq)) {
 			ret = true;
-		spin_unlock(&ch->lock);
-		if (ret)
 			break;
+		}
 	}
-	xa_unlock(&ctx->channels);
+	rcu_read_unlock();
 	return ret;
 }
 
@@ -245,7 +370,7 @@ int hl_ipc_channel_create(struct hl_ipc_ctx *ctx,
 	if (args->flags & ~HL_IPC_CHANNEL_FLAGS_ALL)
 		return -EINVAL;
 
-	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL_ACCOUNT);
 	if (!ch)
 		return -ENOMEM;
 	ret = hl_ipc_devid_from_fd(args->src_fd,
@@ -255,10 +380,14 @@ int hl_ipc_channel_create(struct hl_ipc_ctx *ctx,
 		ret = hl_ipc_devid_from_fd(args->dst_fd,
 					   args->flags & HL_IPC_CHANNEL_DST_HOST,
 					   &ch->dst);
-	if (ret) {
-		kfree(ch);
-		return ret;
+	if (ret)
+		goto err_free;
+	if (!hl_ipc_user_charge(&ctx->user->channels,
+				READ_ONCE(hl_ipc_user_max_channels))) {
+		ret = -ENOSPC;
+		goto err_free;
 	}
+
 	kref_init(&ch->ref);
 	ch->ctx = ctx;
 	ch->tgid = ctx->tgid;
@@ -267,55 +396,87 @@ int hl_ipc_channel_create(struct hl_ipc_ctx *ctx,
 	init_waitqueue_head(&ch->wq);
 	INIT_WORK(&ch->work, hl_ipc_channel_work);
 	xa_init(&ch->errors);
-
-	mutex_lock(&ctx->lock);
-	if (ctx->nchannels >= READ_ONCE(hl_ipc_max_channels)) {
-		mutex_unlock(&ctx->lock);
-		kfree(ch);
-		return -ENOSPC;
-	}
-	ret = xa_alloc(&ctx->channels, &id, ch, xa_limit_31b, GFP_KERNEL);
-	if (ret) {
-		mutex_unlock(&ctx->lock);
-		kfree(ch);
-		return ret == -EBUSY ? -ENOSPC : ret;
-	}
-	ch->id = id;
-	ctx->nchannels++;
-	mutex_unlock(&ctx->lock);
-
 	atomic_inc(&hl_ipc_stats.channels);
 	mutex_lock(&hl_ipc_channels_lock);
 	list_add_tail(&ch->gnode, &hl_ipc_channels);
 	mutex_unlock(&hl_ipc_channels_lock);
+
+	/* Reserve an id, finish the channel, then publish it. */
+	mutex_lock(&ctx->lock);
+	if (ctx->nchannels >= READ_ONCE(hl_ipc_max_channels)) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	ret = xa_alloc_cyclic(&ctx->channels, &id, NULL, XA_LIMIT(1, INT_MAX),
+			      &ctx->next_channel, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_unlock;
+	}
+	ch->id = id;
+	xa_store(&ctx->channels, id, ch, GFP_KERNEL_ACCOUNT);
+	ctx->nchannels++;
+	mutex_unlock(&ctx->lock);
+
 	args->channel_id = id;
 	return 0;
-}
 
-static bool hl_ipc_channel_idle(struct hl_ipc_channel *ch)
-{
-	bool idle;
-
-	spin_lock(&ch->lock);
-	idle = !ch->busy && list_empty(&ch->pending);
-	spin_unlock(&ch->lock);
-	return idle;
+err_unlock:
+	mutex_unlock(&ctx->lock);
+	hl_ipc_user_uncharge(&ctx->user->channels);
+	hl_ipc_channel_put(ch);
+	return ret;
+err_free:
+	kfree(ch);
+	return ret;
 }
 
 /*
- * Stop a channel that is no longer reachable by id: queued jobs drain
- * with -ECANCELED (the running one stops at its next chunk) and their
- * waiters wake.  Drops the id's reference.
+ * Stop a channel that is no longer reachable by id and drop the id's
+ * reference.  Queued jobs complete here with -ECANCELED; the running one,
+ * if any, stops at its next chunk, which is all this waits for.
  */
-static void hl_ipc_channel_kill(struct hl_ipc_channel *ch)
+static void hl_ipc_channel_kill(struct hl_ipc_ctx *ctx,
+				struct hl_ipc_channel *ch)
 {
+	struct hl_ipc_job *job, *tmp;
+	LIST_HEAD(cancelled);
+
 	spin_lock(&ch->lock);
-	WRITE_ONCE(ch->dead, true);
-	if (!ch->busy && !list_empty(&ch->pending))
-		queue_work(hl_ipc_wq, &ch->work);
+	ch->dead = true;
+	list_splice_init(&ch->pending, &cancelled);
+	ch->npending = 0;
+	if (ch->running)
+		WRITE_ONCE(ch->running->cancel, true);
 	spin_unlock(&ch->lock);
-	wait_event(ch->wq, hl_ipc_channel_idle(ch));
-	flush_work(&ch->work);
+
+	list_for_each_entry_safe(job, tmp, &cancelled, node) {
+		list_del_init(&job->node);
+		if (job->async)
+			hl_ipc_user_uncharge(&ctx->user->jobs);
+		spin_lock(&ch->lock);
+		if (!ch->cancel_seq || job->seq < ch->cancel_seq)
+			ch->cancel_seq = job->seq;
+		job->status = -ECANCELED;
+		WRITE_ONCE(job->done, true);
+		spin_unlock(&ch->lock);
+		atomic64_inc(&ch->failures);
+		atomic64_inc(&hl_ipc_stats.errors);
+		hl_ipc_job_put(job);
+	}
+	if (wq_has_sleeper(&ch->wq))
+		wake_up_all(&ch->wq);
+
+	wait_event(ch->wq, !READ_ONCE(ch->running));
+	cancel_work_sync(&ch->work);
+
+	/* Everything handed out is complete now, for WAITers still inside. */
+	spin_lock(&ch->lock);
+	ch->completed_seq = ch->next_seq;
+	spin_unlock(&ch->lock);
+	if (wq_has_sleeper(&ch->wq))
+		wake_up_all(&ch->wq);
+	hl_ipc_user_uncharge(&ctx->user->channels);
 	hl_ipc_channel_put(ch);
 }
 
@@ -323,20 +484,15 @@ int hl_ipc_channel_destroy(struct hl_ipc_ctx *ctx, u32 id)
 {
 	struct hl_ipc_channel *ch;
 
-	/*
-	 * Never erase index 0: in an ALLOC1 xarray that would mark it free
-	 * and the next channel would get id 0.
-	 */
-	if (!id)
-		return -ENOENT;
 	mutex_lock(&ctx->lock);
-	ch = xa_erase(&ctx->channels, id);
+	/* xa_erase() of a reserved, not yet published id returns NULL. */
+	ch = id ? xa_erase(&ctx->channels, id) : NULL;
 	if (ch)
 		ctx->nchannels--;
 	mutex_unlock(&ctx->lock);
 	if (!ch)
 		return -ENOENT;
-	hl_ipc_channel_kill(ch);
+	hl_ipc_channel_kill(ctx, ch);
 	return 0;
 }
 
@@ -362,7 +518,7 @@ void hl_ipc_channels_show(struct seq_file *m)
 		spin_lock(&ch->lock);
 		next = ch->next_seq;
 		done = ch->completed_seq;
-		busy = ch->busy;
+		busy = !!ch->running;
 		spin_unlock(&ch->lock);
 		seq_printf(m, "%u %d %u:%u:%u %u:%u:%u %llu %llu %llu %d %lld %lld %lld\n",
 			   ch->id, ch->tgid,

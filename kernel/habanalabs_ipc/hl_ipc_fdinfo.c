@@ -34,7 +34,7 @@ static void hl_ipc_fdinfo_channel(struct seq_file *m, struct hl_ipc_channel *ch)
 	spin_lock(&ch->lock);
 	submitted = ch->next_seq;
 	completed = ch->completed_seq;
-	busy = ch->busy;
+	busy = !!ch->running;
 	spin_unlock(&ch->lock);
 	seq_printf(m, "hl_ipc-channel:\tid=%u src=%u:%u:%u dst=%u:%u:%u submitted=%llu completed=%llu busy=%d copies=%lld bytes=%lld errors=%lld\n",
 		   ch->id, ch->src.kind, ch->src.major, ch->src.index,
@@ -60,6 +60,8 @@ void hl_ipc_show_fdinfo(struct seq_file *m, struct file *file)
 	seq_printf(m, "hl_ipc-abi:\t%u\n", HL_IPC_ABI_VERSION);
 	seq_printf(m, "hl_ipc-regions:\t%u\n", ctx->nregions);
 	seq_printf(m, "hl_ipc-channels:\t%u\n", ctx->nchannels);
+	seq_printf(m, "hl_ipc-lookup-failures:\t%lld\n",
+		   (s64)atomic64_read(&ctx->lookup_failures));
 	list_for_each_entry(r, &ctx->regions, node)
 		hl_ipc_fdinfo_region(m, r);
 	xa_for_each(&ctx->channels, id, ch)

@@ -2,76 +2,49 @@
 /*
  * Regions: registered memory named by a global cookie.
  *
- * A dma-buf region is attached and mapped through the importer API and
- * mapped into the kernel once, at registration, so that copies need no
- * per-copy mapping.  A user region is pinned with FOLL_LONGTERM, charged
- * to RLIMIT_MEMLOCK like RDMA memory registrations, and vmapped.
+ * A cookie is 64 random bits and nothing else: it is the key of a hash
+ * table, so one cookie tells nothing about another and guessing takes
+ * about 2^64 / (number of live regions) tries.  A cookie that is unknown
+ * and one that the caller may not use get the same answer (ENOENT), and
+ * both are counted as failed lookups.
  *
- * Cookies: the low 24 bits are the index in a global xarray, the high 40
- * bits are random, so knowing one cookie tells nothing about another.
- * The registry holds one reference; every copy in flight holds one more,
- * so deregistering only revokes (lookups fail, running copies stop at
- * their next chunk) and the memory goes when the last copy lets go.
+ * Lifetime: the table holds one reference, every job that uses the region
+ * holds another.  Deregistering removes the cookie, marks the region
+ * revoked and then waits until no copy is inside its memory any more:
+ * copies notice the revocation at their next chunk, so the wait is
+ * bounded by one chunk, and once DEREGISTER returns the memory is never
+ * touched again (the guarantee RDMA gives for deregistered MRs).  The
+ * memory itself is released with the last reference.
+ *
+ * Lookups run under RCU; the struct is freed after a grace period.
  */
-#include <linux/capability.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-resv.h>
-#include <linux/file.h>
-#include <linux/mm.h>
-#include <linux/overflow.h>
+#include <linux/rhashtable.h>
 #include <linux/random.h>
-#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
 
-#include "hl_compat.h"
 #include "hl_ipc.h"
 
-#define HL_IPC_COOKIE_IDX_BITS	24
-#define HL_IPC_COOKIE_IDX_MASK	((1U << HL_IPC_COOKIE_IDX_BITS) - 1)
-/* User regions are limited to 1 TiB: the page count must fit an int. */
-#define HL_IPC_USER_MAX_LEN	(1ULL << 40)
+static struct rhashtable hl_ipc_regions;
 
-static DEFINE_XARRAY_ALLOC1(hl_ipc_regions);
-static u32 hl_ipc_regions_next;
-
-static void hl_ipc_region_unmap_dmabuf(struct hl_ipc_region *r)
-{
-	if (r->vaddr)
-		hl_dma_buf_vunmap(r->dbuf, &r->map);
-	if (r->sgt)
-		hl_dma_buf_unmap_attachment(r->attach, r->sgt, DMA_BIDIRECTIONAL);
-	if (r->attach)
-		dma_buf_detach(r->dbuf, r->attach);
-	dma_buf_put(r->dbuf);
-}
-
-static void hl_ipc_region_unpin_user(struct hl_ipc_region *r)
-{
-	if (r->vbase)
-		vunmap(r->vbase);
-	if (r->pages) {
-		unpin_user_pages_dirty_lock(r->pages, r->npages,
-					    r->flags & HL_IPC_REGION_WRITE);
-		kvfree(r->pages);
-	}
-	if (r->mm) {
-		atomic64_sub(r->npages, &r->mm->pinned_vm);
-		atomic64_sub(r->npages, &hl_ipc_stats.pinned_pages);
-		mmdrop(r->mm);
-	}
-}
+static const struct rhashtable_params hl_ipc_region_params = {
+	.key_len = sizeof(u64),
+	.key_offset = offsetof(struct hl_ipc_region, cookie),
+	.head_offset = offsetof(struct hl_ipc_region, hnode),
+	.automatic_shrinking = true,
+};
 
 static void hl_ipc_region_free(struct kref *ref)
 {
 	struct hl_ipc_region *r = container_of(ref, struct hl_ipc_region, ref);
 
 	if (r->type == HL_IPC_REGION_DMABUF)
-		hl_ipc_region_unmap_dmabuf(r);
+		hl_ipc_dmabuf_release(r);
 	else
-		hl_ipc_region_unpin_user(r);
-	kfree(r);
+		hl_ipc_unpin_user(r);
+	kfree_rcu(r, rcu);
 	atomic_dec(&hl_ipc_stats.regions);
 }
 
@@ -80,147 +53,81 @@ void hl_ipc_region_put(struct hl_ipc_region *r)
 	kref_put(&r->ref, hl_ipc_region_free);
 }
 
-static int hl_ipc_region_import_dmabuf(struct hl_ipc_region *r, int fd)
+/*
+ * Enter the region's memory, or learn that it was revoked.  Pairs with
+ * the barrier in hl_ipc_region_unpublish(): either the revoker sees us
+ * inside and waits, or we see the revocation and stay out.
+ */
+bool hl_ipc_region_enter(struct hl_ipc_region *r)
 {
-	struct file *f;
-	int ret;
-
-	/* Tell a closed fd (EBADF) from an open fd of the wrong kind. */
-	f = fget(fd);
-	if (!f)
-		return -EBADF;
-	fput(f);
-
-	r->dbuf = dma_buf_get(fd);
-	if (IS_ERR(r->dbuf)) {
-		ret = PTR_ERR(r->dbuf);
-		r->dbuf = NULL;
-		return ret == -EBADF ? -EBADF : -ENODEV;
-	}
-	r->size = r->dbuf->size;
-
-	r->attach = dma_buf_attach(r->dbuf, hl_ipc_dev);
-	if (IS_ERR(r->attach)) {
-		ret = PTR_ERR(r->attach);
-		r->attach = NULL;
-		return ret == -ENOMEM ? ret : -EOPNOTSUPP;
-	}
-	/* Keeps the backing storage resident for the region's lifetime. */
-	r->sgt = hl_dma_buf_map_attachment(r->attach, DMA_BIDIRECTIONAL);
-	if (IS_ERR(r->sgt)) {
-		ret = PTR_ERR(r->sgt);
-		r->sgt = NULL;
-		return ret == -ENOMEM ? ret : -EOPNOTSUPP;
-	}
-	/* The CPU engine needs a kernel mapping; P2P-only exporters refuse. */
-	ret = hl_dma_buf_vmap(r->dbuf, &r->map);
-	if (ret)
-		return ret == -ENOMEM ? ret : -EOPNOTSUPP;
-	if (r->map.is_iomem) {
-		hl_dma_buf_vunmap(r->dbuf, &r->map);
-		return -EOPNOTSUPP;
-	}
-	r->vaddr = r->map.vaddr;
-	return 0;
+	atomic_inc(&r->active);
+	smp_mb__after_atomic();	/* count visible before the check */
+	if (likely(!READ_ONCE(r->revoked)))
+		return true;
+	hl_ipc_region_leave(r);
+	return false;
 }
 
-static int hl_ipc_region_charge(struct hl_ipc_region *r)
+void hl_ipc_region_leave(struct hl_ipc_region *r)
 {
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 pinned;
-
-	pinned = atomic64_add_return(r->npages, &current->mm->pinned_vm);
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(r->npages, &current->mm->pinned_vm);
-		return -ENOMEM;
-	}
-	atomic64_add(r->npages, &hl_ipc_stats.pinned_pages);
-	mmgrab(current->mm);
-	r->mm = current->mm;
-	return 0;
+	/* atomic_dec_and_test() is a full barrier before the load. */
+	if (atomic_dec_and_test(&r->active) && READ_ONCE(r->revoked))
+		wake_up_var(&r->active);
 }
 
-static int hl_ipc_region_pin_user(struct hl_ipc_region *r, u64 addr, u64 len)
+/*
+ * Bracket CPU access to a dma-buf, so exporters with caches or bounce
+ * buffers make the data visible; nothing to do for user memory.  Both
+ * ends say DMA_BIDIRECTIONAL: the destination is read-modify-written as
+ * far as the exporter can tell, and for the source it costs at most a
+ * writeback of unchanged data, while udmabuf (6.12) maps its sync table
+ * with the direction of the first call and unmaps it bidirectionally, so
+ * any other direction trips the DMA API's checks.
+ */
+int hl_ipc_region_begin_cpu(struct hl_ipc_region *r)
 {
-	unsigned int gup = FOLL_LONGTERM;
-	unsigned long start, done = 0;
-	u64 end;
 	int ret;
 
-	if (!len)
-		return -EINVAL;
-	if (check_add_overflow(addr, len, &end) || len > HL_IPC_USER_MAX_LEN ||
-	    end > TASK_SIZE)
-		return -ERANGE;
-	if (r->flags & HL_IPC_REGION_WRITE)
-		gup |= FOLL_WRITE;
-
-	start = addr & PAGE_MASK;
-	r->npages = (PAGE_ALIGN(end) - start) >> PAGE_SHIFT;
-	r->size = len;
-
-	if (!current->mm)
-		return -EFAULT;
-	ret = hl_ipc_region_charge(r);
-	if (ret)
-		return ret;
-
-	r->pages = kvmalloc_array(r->npages, sizeof(*r->pages), GFP_KERNEL);
-	if (!r->pages)
-		return -ENOMEM;
-
-	while (done < r->npages) {
-		int n = min_t(unsigned long, r->npages - done, 512);
-
-		ret = pin_user_pages_fast(start + done * PAGE_SIZE, n, gup,
-					  r->pages + done);
-		if (ret <= 0) {
-			/* Unpin just what we got; the free path sees none. */
-			unpin_user_pages(r->pages, done);
-			kvfree(r->pages);
-			r->pages = NULL;
-			return ret == -ENOMEM ? -ENOMEM : -EFAULT;
-		}
-		done += ret;
-		if (fatal_signal_pending(current)) {
-			unpin_user_pages(r->pages, done);
-			kvfree(r->pages);
-			r->pages = NULL;
-			return -EINTR;
-		}
-	}
-
-	r->vbase = vmap(r->pages, r->npages, VM_MAP, PAGE_KERNEL);
-	if (!r->vbase)
-		return -ENOMEM;
-	r->vaddr = (u8 *)r->vbase + offset_in_page(addr);
-	return 0;
+	if (r->type != HL_IPC_REGION_DMABUF)
+		return 0;
+	ret = dma_buf_begin_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
+	if (ret == -ERESTARTSYS || ret == -EINTR)
+		return -EINTR;
+	return ret ? -EIO : 0;
 }
 
-static int hl_ipc_region_publish(struct hl_ipc_ctx *ctx, struct hl_ipc_region *r)
+void hl_ipc_region_end_cpu(struct hl_ipc_region *r)
 {
-	u32 idx;
-	int ret;
+	if (r->type == HL_IPC_REGION_DMABUF)
+		dma_buf_end_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
+}
 
-	mutex_lock(&ctx->lock);
-	if (ctx->nregions >= READ_ONCE(hl_ipc_max_regions)) {
-		mutex_unlock(&ctx->lock);
+static int hl_ipc_region_publish(struct hl_ipc_ctx *ctx,
+				 struct hl_ipc_region *r)
+{
+	struct hl_ipc_region *old;
+	int tries;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->nregions >= READ_ONCE(hl_ipc_max_regions))
 		return -ENOSPC;
+	/* A clash of two random 64-bit values: try another. */
+	for (tries = 0; tries < 8; tries++) {
+		do {
+			r->cookie = get_random_u64();
+		} while (!r->cookie);
+		old = rhashtable_lookup_get_insert_fast(&hl_ipc_regions,
+							&r->hnode,
+							hl_ipc_region_params);
+		if (!old)
+			break;
+		if (IS_ERR(old))
+			return PTR_ERR(old) == -ENOMEM ? -ENOMEM : -ENOSPC;
 	}
-	ret = xa_alloc_cyclic(&hl_ipc_regions, &idx, NULL,
-			      XA_LIMIT(1, HL_IPC_COOKIE_IDX_MASK),
-			      &hl_ipc_regions_next, GFP_KERNEL);
-	if (ret < 0) {
-		mutex_unlock(&ctx->lock);
-		return ret == -EBUSY ? -ENOSPC : ret;
-	}
-	r->idx = idx;
-	r->cookie = (get_random_u64() << HL_IPC_COOKIE_IDX_BITS) | idx;
-	/* The reserved NULL slot becomes visible to lookups only now. */
-	xa_store(&hl_ipc_regions, idx, r, GFP_KERNEL);
+	if (tries == 8)
+		return -ENOSPC;
 	list_add_tail(&r->node, &ctx->regions);
 	ctx->nregions++;
-	mutex_unlock(&ctx->lock);
 	return 0;
 }
 
@@ -243,15 +150,20 @@ int hl_ipc_region_register(struct hl_ipc_ctx *ctx,
 		return -EINVAL;
 	}
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
+	if (!hl_ipc_user_charge(&ctx->user->regions,
+				READ_ONCE(hl_ipc_user_max_regions)))
+		return -ENOSPC;
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r) {
+		hl_ipc_user_uncharge(&ctx->user->regions);
 		return -ENOMEM;
+	}
 	kref_init(&r->ref);
 	atomic_inc(&hl_ipc_stats.regions);
 	INIT_LIST_HEAD(&r->node);
 	r->type = args->type;
 	r->flags = args->flags;
-	r->uid = current_euid();
+	r->uid = ctx->user->uid;
 	r->owner = ctx;
 
 	ret = hl_ipc_devid_from_fd(args->dev_fd,
@@ -259,12 +171,16 @@ int hl_ipc_region_register(struct hl_ipc_ctx *ctx,
 	if (ret)
 		goto err;
 	if (r->type == HL_IPC_REGION_DMABUF)
-		ret = hl_ipc_region_import_dmabuf(r, args->fd);
+		ret = hl_ipc_dmabuf_import(r, args->fd);
 	else
-		ret = hl_ipc_region_pin_user(r, args->addr, args->length);
+		ret = hl_ipc_pin_user(r, args->addr, args->length);
 	if (ret)
 		goto err;
+
+	/* Complete: only now may a lookup find it. */
+	mutex_lock(&ctx->lock);
 	ret = hl_ipc_region_publish(ctx, r);
+	mutex_unlock(&ctx->lock);
 	if (ret)
 		goto err;
 
@@ -273,81 +189,102 @@ int hl_ipc_region_register(struct hl_ipc_ctx *ctx,
 	return 0;
 
 err:
-	/* Partially set-up regions are undone by the normal free path. */
-	if (r->type == HL_IPC_REGION_DMABUF && !r->dbuf) {
-		kfree(r);
-		atomic_dec(&hl_ipc_stats.regions);
-	} else {
-		hl_ipc_region_put(r);
-	}
+	/* The release path undoes a partial set-up. */
+	hl_ipc_region_put(r);
+	hl_ipc_user_uncharge(&ctx->user->regions);
 	return ret;
 }
 
-/* Unpublish a region of ctx; called with ctx->lock held. */
-static void hl_ipc_region_revoke(struct hl_ipc_ctx *ctx, struct hl_ipc_region *r)
+/* Take a region of ctx out of reach; called with ctx->lock held. */
+static void hl_ipc_region_unpublish(struct hl_ipc_ctx *ctx,
+				    struct hl_ipc_region *r)
 {
-	xa_erase(&hl_ipc_regions, r->idx);
-	WRITE_ONCE(r->revoked, true);
+	lockdep_assert_held(&ctx->lock);
+	rhashtable_remove_fast(&hl_ipc_regions, &r->hnode,
+			       hl_ipc_region_params);
 	list_del_init(&r->node);
 	ctx->nregions--;
+	hl_ipc_user_uncharge(&ctx->user->regions);
+	WRITE_ONCE(r->revoked, true);
+	smp_mb();	/* pairs with hl_ipc_region_enter() */
+}
+
+/* Wait for copies inside the memory to leave, then drop the table's ref. */
+static void hl_ipc_region_retire(struct hl_ipc_region *r)
+{
+	wait_var_event(&r->active, !atomic_read(&r->active));
 	hl_ipc_region_put(r);
 }
 
 int hl_ipc_region_deregister(struct hl_ipc_ctx *ctx, u64 cookie)
 {
 	struct hl_ipc_region *r;
-	int ret = -ENOENT;
 
+	/*
+	 * Only the owner deregisters, and only the owner unpublishes, under
+	 * its lock: a region found here with owner == ctx cannot go away
+	 * until we drop the lock.  Anyone else only compares the pointer,
+	 * under RCU.
+	 */
 	mutex_lock(&ctx->lock);
-	xa_lock(&hl_ipc_regions);
-	r = xa_load(&hl_ipc_regions, cookie & HL_IPC_COOKIE_IDX_MASK);
-	if (r && r->cookie != cookie)
+	rcu_read_lock();
+	r = rhashtable_lookup(&hl_ipc_regions, &cookie, hl_ipc_region_params);
+	if (r && r->owner != ctx)
 		r = NULL;
-	xa_unlock(&hl_ipc_regions);
-	/* Only the owner deregisters; anyone else learns nothing more. */
-	if (r && r->owner == ctx) {
-		hl_ipc_region_revoke(ctx, r);
-		ret = 0;
-	}
+	rcu_read_unlock();
+	if (r)
+		hl_ipc_region_unpublish(ctx, r);
 	mutex_unlock(&ctx->lock);
-	return ret;
+	if (!r)
+		return -ENOENT;
+	hl_ipc_region_retire(r);
+	return 0;
 }
 
 void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx)
 {
 	struct hl_ipc_region *r, *tmp;
+	LIST_HEAD(gone);
 
 	mutex_lock(&ctx->lock);
-	list_for_each_entry_safe(r, tmp, &ctx->regions, node)
-		hl_ipc_region_revoke(ctx, r);
+	list_for_each_entry_safe(r, tmp, &ctx->regions, node) {
+		hl_ipc_region_unpublish(ctx, r);
+		list_add_tail(&r->node, &gone);
+	}
 	mutex_unlock(&ctx->lock);
+	list_for_each_entry_safe(r, tmp, &gone, node) {
+		list_del_init(&r->node);
+		hl_ipc_region_retire(r);
+	}
+}
+
+static bool hl_ipc_region_usable(const struct hl_ipc_region *r,
+				 const struct hl_ipc_ctx *ctx)
+{
+	return r->owner == ctx || (r->flags & HL_IPC_REGION_ANY_USER) ||
+	       uid_eq(r->uid, ctx->user->uid);
 }
 
 /*
- * Look a cookie up for use by ctx and take a reference.  Returns
- * ERR_PTR(-ENOENT) for unknown or revoked cookies, -EACCES for another
- * uid's region without HL_IPC_REGION_ANY_USER, -EROFS for a write to a
- * read-only region.
+ * Look a cookie up for use by ctx and take a reference.  Unknown,
+ * revoked and another uid's regions (without HL_IPC_REGION_ANY_USER) are
+ * all ERR_PTR(-ENOENT); a write to a region registered without
+ * HL_IPC_REGION_WRITE is -EROFS.
  */
 struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 					bool write)
 {
 	struct hl_ipc_region *r;
 
-	xa_lock(&hl_ipc_regions);
-	r = xa_load(&hl_ipc_regions, cookie & HL_IPC_COOKIE_IDX_MASK);
-	if (r && r->cookie == cookie)
-		kref_get(&r->ref);
-	else
+	rcu_read_lock();
+	r = rhashtable_lookup(&hl_ipc_regions, &cookie, hl_ipc_region_params);
+	if (r && (!hl_ipc_region_usable(r, ctx) || !kref_get_unless_zero(&r->ref)))
 		r = NULL;
-	xa_unlock(&hl_ipc_regions);
-	if (!r)
+	rcu_read_unlock();
+	if (!r) {
+		atomic64_inc(&ctx->lookup_failures);
+		atomic64_inc(&hl_ipc_stats.lookup_failures);
 		return ERR_PTR(-ENOENT);
-
-	if (r->owner != ctx && !(r->flags & HL_IPC_REGION_ANY_USER) &&
-	    !uid_eq(r->uid, current_euid())) {
-		hl_ipc_region_put(r);
-		return ERR_PTR(-EACCES);
 	}
 	if (write && !(r->flags & HL_IPC_REGION_WRITE)) {
 		hl_ipc_region_put(r);
@@ -373,15 +310,14 @@ int hl_ipc_region_query(struct hl_ipc_ctx *ctx, struct hl_ipc_region_query *args
 	return 0;
 }
 
-void hl_ipc_regions_init(void)
+int hl_ipc_regions_init(void)
 {
-	/* Start the cyclic index at a random point as well. */
-	hl_ipc_regions_next = get_random_u32() & HL_IPC_COOKIE_IDX_MASK;
+	return rhashtable_init(&hl_ipc_regions, &hl_ipc_region_params);
 }
 
 void hl_ipc_regions_fini(void)
 {
 	/* Every context is closed before unload; nothing can be left. */
-	WARN_ON(!xa_empty(&hl_ipc_regions));
-	xa_destroy(&hl_ipc_regions);
+	WARN_ON(atomic_read(&hl_ipc_stats.regions));
+	rhashtable_destroy(&hl_ipc_regions);
 }

@@ -35,10 +35,12 @@ static DEVICE_ATTR_RO(name)
 HL_IPC_STAT64(copies);
 HL_IPC_STAT64(bytes);
 HL_IPC_STAT64(errors);
+HL_IPC_STAT64(lookup_failures);
 HL_IPC_STAT32(contexts);
 HL_IPC_STAT32(regions);
 HL_IPC_STAT32(channels);
 HL_IPC_STAT32(jobs);
+HL_IPC_STAT32(users);
 
 static ssize_t pinned_bytes_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -52,10 +54,12 @@ static struct attribute *hl_ipc_stats_attrs[] = {
 	&dev_attr_copies.attr,
 	&dev_attr_bytes.attr,
 	&dev_attr_errors.attr,
+	&dev_attr_lookup_failures.attr,
 	&dev_attr_contexts.attr,
 	&dev_attr_regions.attr,
 	&dev_attr_channels.attr,
 	&dev_attr_jobs.attr,
+	&dev_attr_users.attr,
 	&dev_attr_pinned_bytes.attr,
 	NULL,
 };
@@ -77,13 +81,15 @@ static int hl_ipc_channels_seq_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hl_ipc_channels_seq);
 
-int hl_ipc_stats_init(void)
+void hl_ipc_stats_init(void)
 {
-	/* debugfs is optional: failures only cost the per-channel view. */
+	/*
+	 * debugfs is optional: failures only cost the per-channel view,
+	 * which shows every user's activity and is therefore root's only.
+	 */
 	hl_ipc_debugfs = debugfs_create_dir("hl_ipc", NULL);
-	debugfs_create_file("channels", 0444, hl_ipc_debugfs, NULL,
+	debugfs_create_file("channels", 0400, hl_ipc_debugfs, NULL,
 			    &hl_ipc_channels_seq_fops);
-	return 0;
 }
 
 void hl_ipc_stats_fini(void)

@@ -48,6 +48,37 @@
 /* LIN_DMA packets (non-zero size) in one CS. */
 #define SIM_MAX_CS_DMA_OPS	65536
 
+/*
+ * LIN_DMA packets of all the CSs a context has in flight: what pending
+ * work may hold in kernel memory (about 4 MiB of operations).  A CS that
+ * would exceed it is refused with EAGAIN, as a full queue is.
+ */
+#define SIM_MAX_PENDING_DMA_OPS	(1u << 16)
+
+/* Command buffers a context may hold, and their bytes (ENOSPC beyond). */
+#define SIM_MAX_CBS		1024
+#define SIM_MAX_CB_BYTES	(64ull << 20)
+
+/* HL_INFO_SYNC_MANAGER accepts dcore ids below this (the driver's bound). */
+#define SIM_INFO_DCORES		8
+
+/* Emulated power: idle, and added while CSs are in flight (mW). */
+#define SIM_POWER_IDLE_MW	100000
+#define SIM_POWER_BUSY_MW	200000
+/* Emulated clocks (MHz): the ASIC clock, and each PLL output. */
+#define SIM_CLK_MHZ		1000
+
+/* Why a CS was refused, for HL_INFO_CS_COUNTERS. */
+enum sim_cs_drop {
+	SIM_DROP_OUT_OF_MEM,
+	SIM_DROP_PARSING,		/* a malformed packet */
+	SIM_DROP_QUEUE_FULL,		/* pending work bound (EAGAIN) */
+	SIM_DROP_DEVICE_IN_RESET,	/* never: the emulation does not reset */
+	SIM_DROP_MAX_CS_IN_FLIGHT,	/* SIM_MAX_PENDING_CS (EAGAIN) */
+	SIM_DROP_VALIDATION,		/* a bad chunk, queue or CB */
+	SIM_DROP_NR
+};
+
 /* Live object counters, reported in debugfs for leak checks. */
 enum sim_stat {
 	SIM_STAT_CTX,		/* open compute contexts */
@@ -64,6 +95,8 @@ enum sim_stat {
 };
 
 extern atomic_t sim_stats[SIM_STAT_NR];
+/* ALLOCs given up because the caller was killed (debugfs "events"). */
+extern atomic_t sim_alloc_interrupted;
 
 static inline void sim_stat_inc(enum sim_stat s)
 {
@@ -85,7 +118,22 @@ struct sim_device {
 
 	struct mutex open_lock;
 	bool compute_busy;		/* the one compute open */
+	bool compute_in_release;	/* its release is running */
+	bool in_debug;			/* HL_DEBUG_OP_SET_MODE */
 	u64 open_count;
+	ktime_t last_open;		/* start of the last compute open */
+	u64 last_open_period_ms;	/* length of the last one that ended */
+	ktime_t created;
+
+	/* What a CS did to the device (HL_INFO_*). */
+	atomic_t cs_inflight;		/* CSs submitted, not completed */
+	atomic64_t busy_ns;		/* time with CSs in flight before... */
+	ktime_t busy_since;		/* ...the current busy period */
+	atomic64_t cs_drops[SIM_DROP_NR];
+	spinlock_t event_lock;		/* busy_*, and the fields below */
+	u64 cs_timeout_seq;		/* last CS that timed out */
+	ktime_t cs_timeout_time;
+	u32 soft_reset_cnt;		/* resets a timed-out CS causes */
 
 	spinlock_t mem_lock;
 	u64 mem_size;			/* bytes of emulated DRAM */
@@ -107,6 +155,7 @@ struct sim_bo {
 	struct page **pages;
 	u64 size;			/* npages * PAGE_SIZE */
 	u64 page_size;			/* device page size of ALLOC */
+	struct mm_struct *mm;		/* userptr: charged to its pinned_vm */
 };
 
 /* One mapping in a context's device VA space. */
@@ -129,10 +178,12 @@ struct sim_alloc {
 
 struct sim_cb {
 	struct kref ref;
+	struct sim_ctx *ctx;		/* outlives the CB (see sim_cb_put) */
 	u32 id;
 	u32 size;			/* page multiple */
 	void *kaddr;			/* vmalloc_user() */
 	atomic_t mmap_count;
+	atomic_t cs_cnt;		/* CSs in flight that use it */
 };
 
 /* Per-open state.  A control open has only sdev and control set. */
@@ -144,19 +195,29 @@ struct sim_ctx {
 	struct mutex lock;		/* everything below except CS state */
 	struct idr allocs;		/* handle -> struct sim_alloc */
 	struct idr cbs;			/* id -> struct sim_cb (a ref) */
+	atomic_t ncbs;			/* CBs not yet released */
+	atomic64_t cb_bytes;		/* and their size */
 	struct list_head vas;
 	u64 dram_used;
 
 	spinlock_t cs_lock;
 	struct list_head cs_pending;	/* submitted, not completed */
 	unsigned int cs_pending_count;
+	unsigned long cs_pending_ops;	/* their LIN_DMA packets */
 	u64 last_seq;
 	atomic_t aborting;		/* set at release */
 	wait_queue_head_t abort_wq;
+	atomic64_t cs_drops[SIM_DROP_NR];
+
+	/* HL_INFO_REGISTER_EVENTFD: device events for this open. */
+	struct mutex notify_lock;
+	struct eventfd_ctx *eventfd;
+	u64 events_mask;		/* HL_NOTIFIER_EVENT_*, until read */
 };
 
 /* sim_main.c */
 extern unsigned int sim_cs_delay_ms;
+extern unsigned int sim_cs_timeout_s;
 
 /* sim_dev.c */
 int sim_devices_create(unsigned int num, u64 mem_size);
@@ -184,5 +245,15 @@ void sim_cb_ctx_fini(struct sim_ctx *ctx);
 int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args);
 int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args);
 void sim_cs_ctx_fini(struct sim_ctx *ctx);
+
+/* sim_info.c */
+int sim_info_ioctl(struct sim_ctx *ctx, struct hl_info_args *args);
+void sim_notify(struct sim_ctx *ctx, u64 event);
+void sim_notify_ctx_fini(struct sim_ctx *ctx);
+u64 sim_device_busy_ns(struct sim_device *sdev);
+
+/* sim_debug.c */
+int sim_debug_ioctl(struct sim_ctx *ctx, struct hl_debug_args *args);
+void sim_debug_ctx_fini(struct sim_ctx *ctx);
 
 #endif /* HL_SIM_H */

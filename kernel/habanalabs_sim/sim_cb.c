@@ -11,15 +11,27 @@
 #include "hl_compat.h"
 #include "sim.h"
 
+static void sim_cb_uncount(struct sim_ctx *ctx, u32 size)
+{
+	atomic_dec(&ctx->ncbs);
+	atomic64_sub(size, &ctx->cb_bytes);
+}
+
 static void sim_cb_release(struct kref *ref)
 {
 	struct sim_cb *cb = container_of(ref, struct sim_cb, ref);
 
+	sim_cb_uncount(cb->ctx, cb->size);
 	vfree(cb->kaddr);
 	kfree(cb);
 	sim_stat_dec(SIM_STAT_CB);
 }
 
+/*
+ * The last reference goes at DESTROY, at the end of a CS using it, at
+ * munmap or at close: always while the open that created it lives (an
+ * mmap holds the file, CSs are drained at release), so cb->ctx is valid.
+ */
 void sim_cb_put(struct sim_cb *cb)
 {
 	kref_put(&cb->ref, sim_cb_release);
@@ -63,38 +75,56 @@ struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
 static int sim_cb_create(struct sim_ctx *ctx, struct hl_cb_in *in, u64 *out)
 {
 	struct sim_cb *cb;
+	u32 size;
 	int id;
 
-	/* HL_CB_FLAGS_MAP asks for a device VA; DMA queues do not need it. */
-	if (in->flags & ~HL_CB_FLAGS_MAP)
+	/*
+	 * HL_CB_FLAGS_MAP asks for the CB in the device's address space: the
+	 * driver's answer on a device that cannot map CBs.
+	 */
+	if (in->flags & HL_CB_FLAGS_MAP)
+		return -EINVAL;
+	if (in->flags)
 		return -EINVAL;
 	if (in->cb_size > HL_MAX_CB_SIZE)
 		return -EINVAL;
+	/* Like the real driver, at least one page. */
+	size = PAGE_ALIGN(max_t(u32, in->cb_size, 1));
 
-	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
-	if (!cb)
+	/* A bound on what one open may hold in kernel memory. */
+	if (atomic_inc_return(&ctx->ncbs) > SIM_MAX_CBS ||
+	    atomic64_add_return(size, &ctx->cb_bytes) > SIM_MAX_CB_BYTES) {
+		sim_cb_uncount(ctx, size);
+		return -ENOSPC;
+	}
+
+	cb = kzalloc(sizeof(*cb), GFP_KERNEL_ACCOUNT);
+	if (!cb) {
+		sim_cb_uncount(ctx, size);
 		return -ENOMEM;
+	}
 	kref_init(&cb->ref);
 	atomic_set(&cb->mmap_count, 0);
-	/* Like the real driver, at least one page. */
-	cb->size = PAGE_ALIGN(max_t(u32, in->cb_size, 1));
+	atomic_set(&cb->cs_cnt, 0);
+	cb->ctx = ctx;
+	cb->size = size;
 	cb->kaddr = vmalloc_user(cb->size);
 	if (!cb->kaddr) {
 		kfree(cb);
+		sim_cb_uncount(ctx, size);
 		return -ENOMEM;
 	}
-
+	/* Complete (counted, with its id) before another thread can see it. */
+	sim_stat_inc(SIM_STAT_CB);
 	mutex_lock(&ctx->lock);
 	id = idr_alloc(&ctx->cbs, cb, 1, INT_MAX, GFP_KERNEL);
 	if (id > 0)
 		cb->id = id;
 	mutex_unlock(&ctx->lock);
 	if (id < 0) {
-		vfree(cb->kaddr);
-		kfree(cb);
+		sim_cb_put(cb);
 		return id;
 	}
-	sim_stat_inc(SIM_STAT_CB);
 	*out = sim_cb_handle(id);
 	return 0;
 }
@@ -133,13 +163,14 @@ int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args)
 		rc = sim_cb_destroy(ctx, &in);
 		break;
 	case HL_CB_OP_INFO:
-		/* No CB here has a device VA. */
+		/* No CB here is mapped to a device VA (CREATE refuses it). */
 		if (in.flags)
 			return -EINVAL;
 		cb = sim_cb_get(ctx, in.cb_handle);
 		if (!cb)
 			return -EINVAL;
-		out = atomic_read(&cb->mmap_count);
+		/* As the driver: the CSs in flight that use it. */
+		out = atomic_read(&cb->cs_cnt);
 		sim_cb_put(cb);
 		rc = 0;
 		break;

@@ -9,6 +9,13 @@
  * reference on the memory behind it.  Execution, on the device's ordered
  * workqueue, therefore touches only memory the submitter mapped, even if
  * it unmaps or exits meanwhile.
+ *
+ * A CS has a deadline (its own timeout, or cs_timeout_s): one that has
+ * not completed by then is abandoned with ETIMEDOUT, recorded for
+ * HL_INFO_CS_TIMEOUT_EVENT and signalled to the open's eventfd, and
+ * counted as the reset the real driver would do.  The other CS types
+ * answer as on a Gaudi2 whose queues have no sync streams, no staged
+ * submissions and no engine cores.
  */
 #include <linux/highmem.h>
 #include <linux/ktime.h>
@@ -31,6 +38,7 @@ struct sim_dma_op {
 };
 
 struct sim_job {
+	struct sim_cb *cb;		/* reference, for its usage count */
 	struct sim_dma_op *ops;
 	unsigned int nops;
 };
@@ -42,12 +50,30 @@ struct sim_cs {
 	struct work_struct work;
 	struct completion done;
 	u64 seq;
-	int error;			/* -EIO when aborted */
+	int error;			/* -EIO aborted, -ETIMEDOUT timed out */
 	bool want_timestamp;
+	bool skip_reset;		/* HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT */
+	ktime_t deadline;		/* KTIME_MAX: none */
 	s64 timestamp_ns;
+	unsigned long nops;		/* LIN_DMA packets of all jobs */
 	unsigned int njobs;
 	struct sim_job jobs[];
 };
+
+/* The CS types: at most one of these flags is set. */
+#define SIM_CS_TYPE_FLAGS (HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT |		\
+			   HL_CS_FLAGS_COLLECTIVE_WAIT |			\
+			   HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |		\
+			   HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY |		\
+			   HL_CS_FLAGS_ENGINE_CORE_COMMAND |		\
+			   HL_CS_FLAGS_ENGINES_COMMAND |			\
+			   HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES)
+
+/* What an ordinary (execute) CS may ask for. */
+#define SIM_CS_FLAGS_DEFAULT (HL_CS_FLAGS_FORCE_RESTORE |			\
+			      HL_CS_FLAGS_TIMESTAMP |				\
+			      HL_CS_FLAGS_CUSTOM_TIMEOUT |			\
+			      HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT)
 
 #define LIN_DMA_CTL_ALLOWED (GAUDI2_PKT_CTL_OPCODE_MASK |		\
 			     GAUDI2_PKT_CTL_EB_MASK |			\
@@ -60,6 +86,14 @@ struct sim_cs {
 			 GAUDI2_PKT_CTL_EB_MASK |			\
 			 GAUDI2_PKT_CTL_RB_MASK |			\
 			 GAUDI2_PKT_CTL_MB_MASK)
+
+/* A refused CS, counted for HL_INFO_CS_COUNTERS as the driver counts it. */
+static int sim_cs_drop(struct sim_ctx *ctx, enum sim_cs_drop why, int rc)
+{
+	atomic64_inc(&ctx->cs_drops[why]);
+	atomic64_inc(&ctx->sdev->cs_drops[why]);
+	return rc;
+}
 
 static void sim_cs_release(struct kref *ref)
 {
@@ -76,6 +110,8 @@ static void sim_cs_release(struct kref *ref)
 				sim_bo_put(op->dst);
 		}
 		kvfree(cs->jobs[i].ops);
+		if (cs->jobs[i].cb)
+			sim_cb_put(cs->jobs[i].cb);
 	}
 	kfree(cs);
 	sim_stat_dec(SIM_STAT_CS);
@@ -84,6 +120,25 @@ static void sim_cs_release(struct kref *ref)
 static void sim_cs_put(struct sim_cs *cs)
 {
 	kref_put(&cs->ref, sim_cs_release);
+}
+
+/* ---- the device's busy time ---------------------------------------- */
+
+static void sim_busy_begin(struct sim_device *sdev)
+{
+	spin_lock(&sdev->event_lock);
+	if (atomic_inc_return(&sdev->cs_inflight) == 1)
+		sdev->busy_since = ktime_get();
+	spin_unlock(&sdev->event_lock);
+}
+
+static void sim_busy_end(struct sim_device *sdev)
+{
+	spin_lock(&sdev->event_lock);
+	if (atomic_dec_and_test(&sdev->cs_inflight))
+		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), sdev->busy_since)),
+			     &sdev->busy_ns);
+	spin_unlock(&sdev->event_lock);
 }
 
 /* ---- parsing ------------------------------------------------------- */
@@ -136,7 +191,10 @@ static int sim_parse_cb(const u8 *buf, u32 size, struct sim_dma_op *ops,
 	return 0;
 }
 
-/* Copies a chunk's CB and turns it into a job. */
+/*
+ * Copies a chunk's CB and turns it into a job.  A bad chunk is a
+ * validation drop, a bad packet a parsing drop.
+ */
 static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 			 struct sim_job *job)
 {
@@ -146,36 +204,40 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 	int rc;
 
 	if (ch->queue_index > GAUDI2_QUEUE_ID_PDMA_1_3)
-		return -EINVAL;
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	if (ch->cs_chunk_flags || ch->collective_engine_id)
-		return -EINVAL;
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	for (i = 0; i < ARRAY_SIZE(ch->pad); i++)
 		if (ch->pad[i])
-			return -EINVAL;
+			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	if (!ch->cb_size)
-		return -EINVAL;
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 
 	cb = sim_cb_get(ctx, ch->cb_handle);
 	if (!cb)
-		return -EINVAL;
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	if (ch->cb_size > cb->size) {
 		sim_cb_put(cb);
-		return -EINVAL;
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	}
-	snap = kvmalloc(ch->cb_size, GFP_KERNEL);
-	if (!snap) {
-		sim_cb_put(cb);
-		return -ENOMEM;
-	}
+	/* The CS holds the CB (its usage count) until it completes. */
+	job->cb = cb;
+	atomic_inc(&cb->cs_cnt);
+	snap = kvmalloc(ch->cb_size, GFP_KERNEL_ACCOUNT);
+	if (!snap)
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 	memcpy(snap, cb->kaddr, ch->cb_size);
-	sim_cb_put(cb);
 
 	rc = sim_parse_cb(snap, ch->cb_size, NULL, &n);
-	if (rc || !n)
+	if (rc) {
+		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 		goto out;
-	job->ops = kvcalloc(n, sizeof(*job->ops), GFP_KERNEL);
+	}
+	if (!n)
+		goto out;
+	job->ops = kvcalloc(n, sizeof(*job->ops), GFP_KERNEL_ACCOUNT);
 	if (!job->ops) {
-		rc = -ENOMEM;
+		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 		goto out;
 	}
 	rc = sim_parse_cb(snap, ch->cb_size, job->ops, &job->nops);
@@ -213,9 +275,14 @@ static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 
 /* ---- execution ----------------------------------------------------- */
 
-static bool sim_cs_aborting(struct sim_cs *cs)
+/* 0 to go on; -EIO when the owner closes, -ETIMEDOUT past the deadline. */
+static int sim_cs_check(struct sim_cs *cs)
 {
-	return atomic_read(&cs->ctx->aborting);
+	if (atomic_read(&cs->ctx->aborting))
+		return -EIO;
+	if (ktime_after(ktime_get(), cs->deadline))
+		return -ETIMEDOUT;
+	return 0;
 }
 
 static int sim_dma_copy(struct sim_cs *cs, const struct sim_dma_op *op)
@@ -223,6 +290,7 @@ static int sim_dma_copy(struct sim_cs *cs, const struct sim_dma_op *op)
 	u64 soff = op->src_off, doff = op->dst_off;
 	u32 left = op->len, chunk, n = 0;
 	void *s, *d;
+	int rc;
 
 	while (left) {
 		chunk = min3((u64)left, PAGE_SIZE - (soff & ~PAGE_MASK),
@@ -237,12 +305,28 @@ static int sim_dma_copy(struct sim_cs *cs, const struct sim_dma_op *op)
 		doff += chunk;
 		left -= chunk;
 		if (!(++n % 256)) {
-			if (sim_cs_aborting(cs))
-				return -EIO;
+			rc = sim_cs_check(cs);
+			if (rc)
+				return rc;
 			cond_resched();
 		}
 	}
 	return 0;
+}
+
+/* What the driver does when a CS times out: record it and tell the open. */
+static void sim_cs_timed_out(struct sim_cs *cs)
+{
+	struct sim_device *sdev = cs->ctx->sdev;
+
+	spin_lock(&sdev->event_lock);
+	sdev->cs_timeout_seq = cs->seq;
+	sdev->cs_timeout_time = ktime_get();
+	/* The reset the driver would do (this emulation keeps running). */
+	if (!cs->skip_reset)
+		sdev->soft_reset_cnt++;
+	spin_unlock(&sdev->event_lock);
+	sim_notify(cs->ctx, HL_NOTIFIER_EVENT_CS_TIMEOUT);
 }
 
 static void sim_cs_work(struct work_struct *work)
@@ -251,10 +335,18 @@ static void sim_cs_work(struct work_struct *work)
 	struct sim_ctx *ctx = cs->ctx;
 	unsigned long delay;
 	unsigned int i, j;
+	ktime_t now;
 	int rc = 0;
 
-	/* Interruptible: a long delay must not look like a hung task. */
+	/*
+	 * Interruptible: a long delay must not look like a hung task.  It
+	 * ends early when the owner closes, or at the CS's deadline.
+	 */
 	delay = msecs_to_jiffies(sim_cs_delay_ms);
+	now = ktime_get();
+	if (delay && ktime_before(now, cs->deadline))
+		delay = min_t(u64, delay,
+			      nsecs_to_jiffies(ktime_to_ns(ktime_sub(cs->deadline, now))) + 1);
 	if (delay)
 		wait_event_interruptible_timeout(ctx->abort_wq,
 						 atomic_read(&ctx->aborting),
@@ -262,25 +354,53 @@ static void sim_cs_work(struct work_struct *work)
 
 	for (i = 0; i < cs->njobs && !rc; i++) {
 		for (j = 0; j < cs->jobs[i].nops && !rc; j++) {
-			if (sim_cs_aborting(cs))
-				rc = -EIO;
-			else
+			rc = sim_cs_check(cs);
+			if (!rc)
 				rc = sim_dma_copy(cs, &cs->jobs[i].ops[j]);
 		}
 	}
+	if (!rc)
+		rc = sim_cs_check(cs) == -ETIMEDOUT ? -ETIMEDOUT : 0;
+	if (rc == -ETIMEDOUT)
+		sim_cs_timed_out(cs);
 	cs->error = rc;
 	cs->timestamp_ns = ktime_get_ns();
+	for (i = 0; i < cs->njobs; i++)
+		if (cs->jobs[i].cb)
+			atomic_dec(&cs->jobs[i].cb->cs_cnt);
 
 	spin_lock(&ctx->cs_lock);
 	list_del(&cs->node);
 	ctx->cs_pending_count--;
+	ctx->cs_pending_ops -= cs->nops;
 	spin_unlock(&ctx->cs_lock);
+	sim_busy_end(ctx->sdev);
 	complete_all(&cs->done);
 	/* Drops the pending list's reference. */
 	sim_cs_put(cs);
 }
 
 /* ---- ioctls -------------------------------------------------------- */
+
+/* The CS types this device does not have, answered as Gaudi2 would. */
+static int sim_cs_other_type(struct sim_ctx *ctx, u32 type)
+{
+	switch (type) {
+	case HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES:
+		/* Emulated device writes reach host memory at once. */
+		return 0;
+	case HL_CS_FLAGS_ENGINE_CORE_COMMAND:
+	case HL_CS_FLAGS_ENGINES_COMMAND:
+		/* No engine cores to run or halt. */
+		return -EPERM;
+	default:
+		/*
+		 * Signal, wait and collective-wait CSs, and reserving or
+		 * releasing signals: no queue here supports sync streams.
+		 */
+		return -EINVAL;
+	}
+}
 
 int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 {
@@ -289,34 +409,48 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	struct sim_cs *cs;
 	unsigned int i, n = in.num_chunks_execute;
 	unsigned long total_ops = 0;
+	u32 type = in.cs_flags & SIM_CS_TYPE_FLAGS;
+	u32 timeout_s;
 	u64 seq;
 	int rc;
 
-	/* Restore phases and signal/wait/staged/engine CSs are not emulated. */
-	if (in.cs_flags & ~(HL_CS_FLAGS_FORCE_RESTORE | HL_CS_FLAGS_TIMESTAMP |
-			    HL_CS_FLAGS_CUSTOM_TIMEOUT))
-		return -EINVAL;
-	if (in.num_chunks_restore)
-		return -EINVAL;
-	if (!n || n > HL_MAX_JOBS_PER_CS)
-		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(in.pad); i++)
 		if (in.pad[i])
 			return -EINVAL;
+	/* The driver's order: staged submission first, then the type. */
+	if (in.cs_flags & HL_CS_FLAGS_STAGED_SUBMISSION)
+		return -EPERM;
+	if (type & (type - 1))
+		return -EINVAL;
+	if (type) {
+		rc = sim_cs_other_type(ctx, type);
+		if (!rc) {
+			memset(args, 0, sizeof(*args));
+			args->out.status = HL_CS_STATUS_SUCCESS;
+		}
+		return rc;
+	}
+	/* Restore phases and the rest are not emulated. */
+	if (in.cs_flags & ~SIM_CS_FLAGS_DEFAULT)
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+	if (in.num_chunks_restore)
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+	if (!n || n > HL_MAX_JOBS_PER_CS)
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 
-	chunks = kvmalloc_array(n, sizeof(*chunks), GFP_KERNEL);
+	chunks = kvmalloc_array(n, sizeof(*chunks), GFP_KERNEL_ACCOUNT);
 	if (!chunks)
-		return -ENOMEM;
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 	if (copy_from_user(chunks, u64_to_user_ptr(in.chunks_execute),
 			   array_size(n, sizeof(*chunks)))) {
 		kvfree(chunks);
 		return -EFAULT;
 	}
 
-	cs = kzalloc(struct_size(cs, jobs, n), GFP_KERNEL);
+	cs = kzalloc(struct_size(cs, jobs, n), GFP_KERNEL_ACCOUNT);
 	if (!cs) {
 		kvfree(chunks);
-		return -ENOMEM;
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 	}
 	kref_init(&cs->ref);
 	INIT_LIST_HEAD(&cs->node);
@@ -324,6 +458,11 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	init_completion(&cs->done);
 	cs->ctx = ctx;
 	cs->want_timestamp = in.cs_flags & HL_CS_FLAGS_TIMESTAMP;
+	cs->skip_reset = in.cs_flags & HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
+	timeout_s = (in.cs_flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) ? in.timeout :
+								  sim_cs_timeout_s;
+	cs->deadline = timeout_s ? ktime_add_ms(ktime_get(), timeout_s * 1000ull) :
+				   KTIME_MAX;
 	sim_stat_inc(SIM_STAT_CS);
 
 	for (i = 0; i < n; i++) {
@@ -334,30 +473,41 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 		/* Bounds the kernel memory one CS can pin down. */
 		total_ops += cs->jobs[i].nops;
 		if (total_ops > SIM_MAX_CS_DMA_OPS) {
-			rc = -EINVAL;
+			rc = sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 			goto err;
 		}
 	}
 	kvfree(chunks);
 	chunks = NULL;
+	cs->nops = total_ops;
 
 	mutex_lock(&ctx->lock);
 	rc = sim_cs_resolve(ctx, cs);
 	mutex_unlock(&ctx->lock);
-	if (rc)
+	if (rc) {
+		sim_cs_drop(ctx, SIM_DROP_VALIDATION, rc);
 		goto err;
+	}
 
 	spin_lock(&ctx->cs_lock);
 	if (ctx->cs_pending_count >= SIM_MAX_PENDING_CS) {
 		spin_unlock(&ctx->cs_lock);
-		rc = -EAGAIN;
+		rc = sim_cs_drop(ctx, SIM_DROP_MAX_CS_IN_FLIGHT, -EAGAIN);
+		goto err;
+	}
+	/* Pending work is bounded too, not only the number of CSs. */
+	if (ctx->cs_pending_ops + total_ops > SIM_MAX_PENDING_DMA_OPS) {
+		spin_unlock(&ctx->cs_lock);
+		rc = sim_cs_drop(ctx, SIM_DROP_QUEUE_FULL, -EAGAIN);
 		goto err;
 	}
 	ctx->cs_pending_count++;
+	ctx->cs_pending_ops += total_ops;
 	seq = ++ctx->last_seq;
 	cs->seq = seq;
 	list_add_tail(&cs->node, &ctx->cs_pending);
 	spin_unlock(&ctx->cs_lock);
+	sim_busy_begin(ctx->sdev);
 	/* From here the work owns cs; it may be gone once queued. */
 	queue_work(ctx->sdev->wq, &cs->work);
 
@@ -368,6 +518,9 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 
 err:
 	kvfree(chunks);
+	for (i = 0; i < cs->njobs; i++)
+		if (cs->jobs[i].cb)
+			atomic_dec(&cs->jobs[i].cb->cs_cnt);
 	sim_cs_put(cs);
 	return rc;
 }
@@ -380,7 +533,14 @@ int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args)
 	bool done;
 	int rc = 0;
 
-	/* Interrupt and multi-CS waits are not emulated. */
+	/*
+	 * As on Gaudi2 with no user interrupts (the driver checks that
+	 * first), and the driver's answer for multi-CS waits on Gaudi2.
+	 */
+	if (in.flags & HL_WAIT_CS_FLAGS_INTERRUPT)
+		return -EPERM;
+	if (in.flags & HL_WAIT_CS_FLAGS_MULTI_CS)
+		return -EPERM;
 	if (in.flags || in.interrupt_timeout_us || in.cq_counters_offset ||
 	    in.timestamp_handle || in.timestamp_offset)
 		return -EINVAL;
@@ -422,6 +582,9 @@ int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args)
 
 	if (!done) {
 		args->out.status = HL_WAIT_CS_STATUS_BUSY;
+	} else if (cs->error == -ETIMEDOUT) {
+		args->out.status = HL_WAIT_CS_STATUS_TIMEDOUT;
+		rc = -ETIMEDOUT;
 	} else if (cs->error) {
 		args->out.status = HL_WAIT_CS_STATUS_ABORTED;
 		rc = -EIO;

@@ -8,6 +8,7 @@
  * only), mirroring the legacy habanalabs "hl<i>"/"hl_controlD<i>" nodes.
  */
 #include <linux/fs.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -101,74 +102,6 @@ static struct attribute *sim_dev_attrs[] = {
 };
 ATTRIBUTE_GROUPS(sim_dev);
 
-/* ---- INFO ---------------------------------------------------------- */
-
-static int sim_info_copy(struct hl_info_args *args, const void *src,
-			 size_t len)
-{
-	void __user *out = u64_to_user_ptr(args->return_pointer);
-
-	if (copy_to_user(out, src, min_t(size_t, len, args->return_size)))
-		return -EFAULT;
-	return 0;
-}
-
-static int sim_info_ioctl(struct sim_ctx *ctx, struct hl_info_args *args)
-{
-	struct sim_device *sdev = ctx->sdev;
-
-	if (!args->return_pointer || !args->return_size || args->pad)
-		return -EINVAL;
-
-	switch (args->op) {
-	case HL_INFO_HW_IP_INFO: {
-		struct hl_info_hw_ip_info hw = {};
-
-		hw.dram_base_address = SIM_DRAM_VA_BASE;
-		hw.dram_size = sdev->mem_size;
-		hw.device_id = HL_PCI_DEVICE_ID_GAUDI2;
-		hw.module_id = sdev->index;
-		hw.dram_enabled = 1;
-		hw.dram_page_size = PAGE_SIZE;
-		hw.device_mem_alloc_default_page_size = PAGE_SIZE;
-		hw.edma_enabled_mask = 0;
-		strscpy(hw.cpucp_version, "habanalabs_sim",
-			sizeof(hw.cpucp_version));
-		strscpy(hw.card_name, "HLSIM", sizeof(hw.card_name));
-		return sim_info_copy(args, &hw, sizeof(hw));
-	}
-	case HL_INFO_DEVICE_STATUS: {
-		struct hl_info_device_status st = {
-			.status = HL_DEVICE_STATUS_OPERATIONAL,
-		};
-
-		return sim_info_copy(args, &st, sizeof(st));
-	}
-	case HL_INFO_DRAM_USAGE: {
-		struct hl_info_dram_usage du = {};
-
-		spin_lock(&sdev->mem_lock);
-		du.dram_free_mem = sdev->mem_size - sdev->mem_used;
-		spin_unlock(&sdev->mem_lock);
-		if (!ctx->control) {
-			mutex_lock(&ctx->lock);
-			du.ctx_dram_mem = ctx->dram_used;
-			mutex_unlock(&ctx->lock);
-		}
-		return sim_info_copy(args, &du, sizeof(du));
-	}
-	case HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES: {
-		struct hl_info_dev_memalloc_page_sizes ps = {
-			.page_order_bitmask = SIM_PAGE_ORDER_MASK,
-		};
-
-		return sim_info_copy(args, &ps, sizeof(ps));
-	}
-	default:
-		return -EINVAL;
-	}
-}
-
 /* ---- file operations ----------------------------------------------- */
 
 static int sim_open(struct inode *inode, struct file *file)
@@ -190,16 +123,19 @@ static int sim_open(struct inode *inode, struct file *file)
 	spin_lock_init(&ctx->cs_lock);
 	INIT_LIST_HEAD(&ctx->cs_pending);
 	init_waitqueue_head(&ctx->abort_wq);
+	mutex_init(&ctx->notify_lock);
 
 	if (!control) {
 		mutex_lock(&sdev->open_lock);
 		if (sdev->compute_busy) {
 			mutex_unlock(&sdev->open_lock);
+			mutex_destroy(&ctx->notify_lock);
 			kfree(ctx);
 			return -EBUSY;
 		}
 		sdev->compute_busy = true;
 		sdev->open_count++;
+		sdev->last_open = ktime_get();
 		mutex_unlock(&sdev->open_lock);
 		sim_stat_inc(SIM_STAT_CTX);
 	}
@@ -216,17 +152,26 @@ static int sim_release(struct inode *inode, struct file *file)
 	struct sim_device *sdev = ctx->sdev;
 
 	if (!ctx->control) {
+		mutex_lock(&sdev->open_lock);
+		sdev->compute_in_release = true;
+		mutex_unlock(&sdev->open_lock);
 		/* In-flight CSs hold references on what they copy. */
 		sim_cs_ctx_fini(ctx);
 		sim_cb_ctx_fini(ctx);
 		sim_mem_ctx_fini(ctx);
+		sim_notify_ctx_fini(ctx);
+		sim_debug_ctx_fini(ctx);
 		mutex_lock(&sdev->open_lock);
 		sdev->compute_busy = false;
+		sdev->compute_in_release = false;
+		sdev->last_open_period_ms =
+			ktime_ms_delta(ktime_get(), sdev->last_open);
 		mutex_unlock(&sdev->open_lock);
 		sim_stat_dec(SIM_STAT_CTX);
 	}
 	idr_destroy(&ctx->allocs);
 	idr_destroy(&ctx->cbs);
+	mutex_destroy(&ctx->notify_lock);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
 	return 0;
@@ -251,6 +196,9 @@ static int sim_ioctl_nr(unsigned int cmd)
 	case DRM_IOCTL_HL_MEMORY:
 	case HL_LEGACY_IOCTL_MEMORY:
 		return HL_IOCTL_MEMORY;
+	case DRM_IOCTL_HL_DEBUG:
+	case HL_LEGACY_IOCTL_DEBUG:
+		return HL_IOCTL_DEBUG;
 	default:
 		return -1;
 	}
@@ -262,6 +210,7 @@ union sim_ioctl_args {
 	union hl_cs_args cs;
 	union hl_wait_cs_args wait;
 	union hl_mem_args mem;
+	struct hl_debug_args debug;
 };
 
 static long sim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -283,7 +232,11 @@ static long sim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (nr) {
 	case HL_IOCTL_INFO:
-		return sim_info_ioctl(ctx, &a.info);
+		rc = sim_info_ioctl(ctx, &a.info);
+		break;
+	case HL_IOCTL_DEBUG:
+		rc = sim_debug_ioctl(ctx, &a.debug);
+		break;
 	case HL_IOCTL_CB:
 		rc = sim_cb_ioctl(ctx, &a.cb);
 		break;
@@ -300,9 +253,10 @@ static long sim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	}
 	/*
-	 * Output is copied back on failure too: WAIT_CS reports a status
-	 * along with -EIO.  If this copy fails after an export, the new fd
-	 * stays in the caller's table, as with the real driver.
+	 * Output is copied back on failure too, as the driver does: WAIT_CS
+	 * reports a status along with -EIO, INFO how much it wrote.  If this
+	 * copy fails after an export, the new fd stays in the caller's table,
+	 * as with the real driver.
 	 */
 	if (copy_to_user(uarg, &a, size) && !rc)
 		rc = -EFAULT;
@@ -351,7 +305,9 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	sdev->devt = MKDEV(MAJOR(sim_devt_base), 2 * index);
 	sdev->mem_size = mem_size;
 	spin_lock_init(&sdev->mem_lock);
+	spin_lock_init(&sdev->event_lock);
 	mutex_init(&sdev->open_lock);
+	sdev->created = ktime_get();
 	/* Stable per index: bus 0x10 + index, like slots in one server. */
 	snprintf(sdev->pci_addr, sizeof(sdev->pci_addr), "0000:%02x:00.0",
 		 0x10 + index);

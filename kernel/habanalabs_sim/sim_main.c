@@ -26,6 +26,12 @@ module_param_named(cs_delay_ms, sim_cs_delay_ms, uint, 0644);
 MODULE_PARM_DESC(cs_delay_ms,
 		 "Delay before each CS executes, in ms (default 0); aborted when the owner closes the device");
 
+/* As the real driver's timeout_locked: how long a CS may take. */
+unsigned int sim_cs_timeout_s = 30;
+module_param_named(cs_timeout_s, sim_cs_timeout_s, uint, 0644);
+MODULE_PARM_DESC(cs_timeout_s,
+		 "Seconds a CS may take before it times out, unless it asks for its own (default 30, 0: never)");
+
 atomic_t sim_stats[SIM_STAT_NR];
 
 static const char * const sim_stat_names[SIM_STAT_NR] = {
@@ -42,6 +48,17 @@ static const char * const sim_stat_names[SIM_STAT_NR] = {
 };
 
 static struct dentry *sim_debugfs;
+
+/* Events that are no live objects: counts since the module was loaded. */
+atomic_t sim_alloc_interrupted;
+
+static int sim_events_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "alloc_interrupted %d\n",
+		   atomic_read(&sim_alloc_interrupted));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_events);
 
 static int sim_stats_show(struct seq_file *m, void *unused)
 {
@@ -71,6 +88,8 @@ static int __init sim_init(void)
 	sim_debugfs = debugfs_create_dir(SIM_NAME, NULL);
 	debugfs_create_file("stats", 0444, sim_debugfs, NULL,
 			    &sim_stats_fops);
+	debugfs_create_file("events", 0444, sim_debugfs, NULL,
+			    &sim_events_fops);
 
 	rc = sim_devices_create(num_devices, (u64)memory_mb * SZ_1M);
 	if (rc) {

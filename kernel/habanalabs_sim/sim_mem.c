@@ -4,9 +4,12 @@
  * space (MAP/UNMAP of device memory and of pinned host memory) and the
  * checks of EXPORT_DMABUF_FD.
  */
+#include <linux/capability.h>
 #include <linux/fcntl.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -17,6 +20,35 @@
 
 /* ---- backing objects ----------------------------------------------- */
 
+/*
+ * Pinned user pages are charged to the process, as RDMA charges its
+ * memory registrations: to mm->pinned_vm, within RLIMIT_MEMLOCK unless
+ * the caller has CAP_IPC_LOCK.  ENOMEM beyond it, as mlock() answers.
+ */
+static int sim_account_pinned(struct sim_bo *bo)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned;
+
+	pinned = atomic64_add_return(bo->npages, &current->mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(bo->npages, &current->mm->pinned_vm);
+		return -ENOMEM;
+	}
+	bo->mm = current->mm;
+	mmgrab(bo->mm);
+	return 0;
+}
+
+static void sim_unaccount_pinned(struct sim_bo *bo)
+{
+	if (!bo->mm)
+		return;
+	atomic64_sub(bo->npages, &bo->mm->pinned_vm);
+	mmdrop(bo->mm);
+	bo->mm = NULL;
+}
+
 static void sim_bo_release(struct kref *ref)
 {
 	struct sim_bo *bo = container_of(ref, struct sim_bo, ref);
@@ -26,6 +58,7 @@ static void sim_bo_release(struct kref *ref)
 	if (bo->userptr) {
 		/* The device may have written them. */
 		unpin_user_pages_dirty_lock(bo->pages, bo->npages, true);
+		sim_unaccount_pinned(bo);
 		sim_stat_dec(SIM_STAT_USERPTR);
 	} else {
 		for (i = 0; i < bo->npages; i++)
@@ -54,10 +87,10 @@ static struct sim_bo *sim_bo_new(struct sim_device *sdev, unsigned long npages)
 {
 	struct sim_bo *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return NULL;
-	bo->pages = kvcalloc(npages, sizeof(*bo->pages), GFP_KERNEL);
+	bo->pages = kvcalloc(npages, sizeof(*bo->pages), GFP_KERNEL_ACCOUNT);
 	if (!bo->pages) {
 		kfree(bo);
 		return NULL;
@@ -94,8 +127,18 @@ static int sim_bo_alloc_device(struct sim_device *sdev, u64 size,
 		return -ENOMEM;
 	}
 	bo->page_size = page_size;
+	/*
+	 * Charged to the caller's memory cgroup, and given up when the caller
+	 * is killed: a large allocation must not keep a dying process (say,
+	 * one the OOM killer chose) allocating.
+	 */
 	for (i = 0; i < npages; i++) {
-		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO |
+		if (fatal_signal_pending(current)) {
+			sim_bo_put(bo);
+			atomic_inc(&sim_alloc_interrupted);
+			return -EINTR;
+		}
+		bo->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 					  __GFP_NOWARN);
 		if (!bo->pages[i]) {
 			sim_bo_put(bo);
@@ -243,24 +286,26 @@ static int sim_mem_alloc(struct sim_ctx *ctx, struct hl_mem_in *in,
 	rc = sim_bo_alloc_device(sdev, size, page_size, &bo);
 	if (rc)
 		return rc;
-	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 	if (!alloc) {
 		sim_bo_put(bo);
 		return -ENOMEM;
 	}
 	alloc->bo = bo;
 
+	/* Complete (counted) before another thread can FREE the handle. */
+	sim_stat_inc(SIM_STAT_ALLOC);
 	mutex_lock(&ctx->lock);
 	id = idr_alloc(&ctx->allocs, alloc, 1, INT_MAX, GFP_KERNEL);
 	if (id >= 0)
 		ctx->dram_used += size;
 	mutex_unlock(&ctx->lock);
 	if (id < 0) {
+		sim_stat_dec(SIM_STAT_ALLOC);
 		kfree(alloc);
 		sim_bo_put(bo);
 		return id;
 	}
-	sim_stat_inc(SIM_STAT_ALLOC);
 	*handle = id;
 	return 0;
 }
@@ -309,7 +354,7 @@ static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
 		return -EINVAL;
 	if (!handle || handle > INT_MAX)
 		return -EINVAL;
-	va = kzalloc(sizeof(*va), GFP_KERNEL);
+	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
 	if (!va)
 		return -ENOMEM;
 
@@ -386,8 +431,11 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	bo = sim_bo_new(ctx->sdev, npages);
 	if (!bo)
 		return -ENOMEM;
-	rc = sim_pin(bo, start);
+	rc = sim_account_pinned(bo);
+	if (!rc)
+		rc = sim_pin(bo, start);
 	if (rc) {
+		sim_unaccount_pinned(bo);
 		/* Nothing pinned: release as plain memory of zero pages. */
 		bo->npages = 0;
 		bo->size = 0;
@@ -397,7 +445,7 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	bo->userptr = true;
 	sim_stat_inc(SIM_STAT_USERPTR);
 
-	va = kzalloc(sizeof(*va), GFP_KERNEL);
+	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
 	if (!va) {
 		sim_bo_put(bo);
 		return -ENOMEM;
@@ -481,7 +529,8 @@ int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
 	u64 out = 0;
 	int rc;
 
-	if (in.num_of_elements)
+	/* Only TS_ALLOC has elements. */
+	if (in.num_of_elements && in.op != HL_MEM_OP_TS_ALLOC)
 		return -EINVAL;
 
 	switch (in.op) {
@@ -509,8 +558,13 @@ int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
 		}
 		break;
 	case HL_MEM_OP_MAP_BLOCK:
+		/*
+		 * The driver's answer for an address outside every block
+		 * user space may map: this device has none.
+		 */
+		return -EINVAL;
 	case HL_MEM_OP_TS_ALLOC:
-		/* No configuration space or timestamp buffers to emulate. */
+		/* No timestamp buffers: nothing here raises interrupts. */
 		return -EOPNOTSUPP;
 	default:
 		return -ENOTTY;

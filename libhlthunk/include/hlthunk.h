@@ -3,15 +3,22 @@
  * hlthunk.h - userspace interface to Habana Gaudi devices and to the
  * node-local device-to-device copy channels of /dev/hl_ipc.
  *
- * The hlthunk_* calls below carry the same names, prototypes, types and
- * return conventions as HabanaAI hl-thunk, so a runtime built against
- * hl-thunk links against this library unchanged for these calls.  The
- * hlthunk_ipc_* calls are this library's own.
+ * The hlthunk_* calls, types, enumerations and macros below are those of
+ * HabanaAI hl-thunk's public header (hl-thunk-open, commit 8636f13): same
+ * names, prototypes, values and structure layouts, so that a program
+ * written against hl-thunk compiles and links against this library
+ * unchanged (tests/lib/abi/ checks this against data derived from
+ * hl-thunk's header).  As hl-thunk's header does, this one makes the
+ * habanalabs accelerator uapi visible (struct hl_info_args, struct
+ * hl_cs_chunk, HL_WAIT_CS_STATUS_*, enum hl_device_status, ...), here from
+ * habanalabs_abi.h.  The hlthunk_ipc_* calls and
+ * hlthunk_device_memory_export_dmabuf_range are this library's own.
  *
- * Conventions (see Documentation/libhlthunk.md for the full reference):
- *  - calls returning int return 0 (or a non-negative value documented per
- *    call) on success and a negative errno value (-EINVAL, -EBUSY, ...) on
- *    failure; errno is set to the positive value as well;
+ * Conventions (Documentation/libhlthunk.md has the reference and every
+ * difference from hl-thunk):
+ *  - calls returning int return 0 (or the non-negative value documented
+ *    per call) on success and a negative errno value (-EINVAL, -EBUSY, ...)
+ *    on failure; errno is set to the positive value as well;
  *  - calls returning a uint64_t handle or device address return 0 on
  *    failure and set errno;
  *  - every call is thread-safe.
@@ -23,52 +30,64 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "habanalabs_abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define hlthunk_public __attribute__((visibility("default")))
 
-/* Sizes of the strings inside struct hlthunk_hw_ip_info (uapi values). */
-#define HLTHUNK_INFO_VERSION_MAX_LEN	128
-#define HLTHUNK_INFO_CARD_NAME_MAX_LEN	16
-
-/* Node name patterns of the real driver on current kernels. */
+/* Device nodes of the habanalabs driver: current kernels, then older ones. */
 #define HLTHUNK_MAX_MINOR		256
 #define HLTHUNK_DEV_NAME_PRIMARY	"/dev/accel/accel%d"
 #define HLTHUNK_DEV_NAME_CONTROL	"/dev/accel/accel_controlD%d"
+#define HLTHUNK_DEV_NAME_PRIMARY_LEGACY	"/dev/hl%d"
+#define HLTHUNK_DEV_NAME_CONTROL_LEGACY	"/dev/hl_controlD%d"
+
+/* Words of struct hlthunk_engines_idle_info.mask */
+#define HLTHUNK_BUSY_ENGINES_MASK_SIZE	4
 
 enum hlthunk_node_type {
-	HLTHUNK_NODE_PRIMARY,
-	HLTHUNK_NODE_CONTROL,
-	HLTHUNK_NODE_XE,
-	HLTHUNK_NODE_MAX
+	HLTHUNK_NODE_PRIMARY = 0,	/* compute node: one open at a time */
+	HLTHUNK_NODE_CONTROL = 1,	/* control node: INFO only, shared */
+	HLTHUNK_NODE_MAX = 2
 };
 
+/* ASIC types.  The placeholders keep the numbering of hl-thunk. */
 enum hlthunk_device_name {
 	HLTHUNK_DEVICE_GOYA = 0,
-	HLTHUNK_DEVICE_GRECO = 1,
+	HLTHUNK_DEVICE_PLACEHOLDER1 = 1,
 	HLTHUNK_DEVICE_GAUDI = 2,
 	HLTHUNK_DEVICE_INVALID = 3,
 	HLTHUNK_DEVICE_DONT_CARE = 4,
 	HLTHUNK_DEVICE_GAUDI2 = 5,
-	HLTHUNK_DEVICE_GAUDI_HL2000M = 6,
-	HLTHUNK_DEVICE_GAUDI3 = 7,
-	HLTHUNK_DEVICE_GAUDI2B = 8,
-	HLTHUNK_DEVICE_FS1 = 9,
-	HLTHUNK_DEVICE_GAUDI2C = 10,
-	HLTHUNK_DEVICE_GAUDI2D = 11,
-	HLTHUNK_DEVICE_MAX
+	HLTHUNK_DEVICE_PLACEHOLDER2 = 6,
+	HLTHUNK_DEVICE_PLACEHOLDER3 = 7,
+	HLTHUNK_DEVICE_PLACEHOLDER4 = 8,
+	HLTHUNK_DEVICE_MAX = 9
 };
 
-/* Layout identical to hl-thunk's; fields the devices do not report are 0. */
+/* What hlthunk_get_event_record() fetches, and the struct it fills. */
+enum hlthunk_event_record_id {
+	HLTHUNK_OPEN_DEV = 0,		/* hlthunk_event_record_open_dev_time */
+	HLTHUNK_CS_TIMEOUT = 1,		/* hlthunk_event_record_cs_timeout */
+	HLTHUNK_RAZWI_EVENT = 2,	/* hlthunk_event_record_razwi_event */
+	HLTHUNK_UNDEFINED_OPCODE = 3,	/* hlthunk_event_record_undefined_opcode */
+	HLTHUNK_HW_ERR_OPCODE = 4,	/* hlthunk_event_record_critical_hw_err */
+	HLTHUNK_FW_ERR_OPCODE = 5	/* hlthunk_event_record_critical_fw_err */
+};
+
+/* ---- Information structures ------------------------------------------- */
+
+/* Static properties of the ASIC (HL_INFO_HW_IP_INFO, in hl-thunk's order). */
 struct hlthunk_hw_ip_info {
 	uint64_t sram_base_address;
 	uint64_t dram_base_address;
 	uint64_t dram_size;
 	uint32_t sram_size;
 	uint32_t num_of_events;
-	uint32_t device_id;
+	uint32_t device_id;		/* PCI device id */
 	uint32_t cpld_version;
 	uint32_t psoc_pci_pll_nr;
 	uint32_t psoc_pci_pll_nf;
@@ -76,40 +95,97 @@ struct hlthunk_hw_ip_info {
 	uint32_t psoc_pci_pll_div_factor;
 	uint16_t tpc_enabled_mask;
 	uint8_t dram_enabled;
-	uint8_t cpucp_version[HLTHUNK_INFO_VERSION_MAX_LEN];
+	uint8_t cpucp_version[HL_INFO_VERSION_MAX_LEN];
 	uint32_t module_id;
-	uint8_t card_name[HLTHUNK_INFO_CARD_NAME_MAX_LEN];
+	uint8_t card_name[HL_INFO_CARD_NAME_MAX_LEN];
 	uint32_t decoder_enabled_mask;
 	uint8_t mme_master_slave_mode;
 	uint64_t tpc_enabled_mask_ext;
 	uint64_t dram_page_size;
 	uint16_t first_available_interrupt_id;
 	uint32_t edma_enabled_mask;
-	uint16_t server_type;
-	uint64_t pdma_user_owned_ch_mask;
+	uint16_t server_type;		/* enum hl_server_type */
+	uint64_t reserved1;
 	uint16_t number_of_user_interrupts;
 	uint64_t device_mem_alloc_default_page_size;
-	uint64_t nic_ports_mask;
-	uint8_t interposer_version;
-	uint8_t substrate_version;
-	uint64_t nic_ports_external_mask;
-	uint32_t mme_enabled_mask;
-	uint8_t odp_supported;
+	uint64_t reserved2;
+	uint8_t reserved3;
+	uint8_t reserved4;
+	uint64_t reserved5;
+	uint32_t reserved6;
+	uint8_t reserved7;
 	uint8_t security_enabled;
 	uint8_t revision_id;
 	uint16_t tpc_interrupt_id;
 	uint64_t engine_core_interrupt_reg_addr;
 	uint32_t rotator_enabled_mask;
-	uint32_t sched_arc_enabled_mask;
+	uint32_t reserved8;
 	uint64_t reserved_dram_size;
 };
 
+struct hlthunk_dram_usage_info {
+	uint64_t dram_free_mem;		/* of the device */
+	uint64_t ctx_dram_mem;		/* allocated by this context */
+};
+
+struct hlthunk_engines_idle_info {
+	uint32_t is_idle;
+	uint32_t pad;
+	uint64_t mask[HLTHUNK_BUSY_ENGINES_MASK_SIZE];	/* busy engine ids */
+};
+
+struct hlthunk_pll_frequency_info {
+	uint16_t output[HL_PLL_NUM_OUTPUTS];	/* MHz, 0 if absent */
+};
+
+struct hlthunk_reset_count_info {
+	uint32_t hard_reset_count;
+	uint32_t soft_reset_count;
+};
+
+struct hlthunk_time_sync_info {
+	uint64_t device_time;
+	uint64_t host_time;
+};
+
+struct hlthunk_sync_manager_info {
+	uint32_t first_available_sync_object;
+	uint32_t first_available_monitor;
+	uint32_t first_available_cq;
+	uint32_t reserved;
+};
+
+struct hlthunk_pci_counters_info {
+	uint64_t rx_throughput;
+	uint64_t tx_throughput;
+	uint32_t replay_cnt;
+};
+
+#define HLTHUNK_CLK_THROTTLE_POWER	(1 << HL_CLK_THROTTLE_TYPE_POWER)
+#define HLTHUNK_CLK_THROTTLE_THERMAL	(1 << HL_CLK_THROTTLE_TYPE_THERMAL)
+
+struct hlthunk_clk_throttle_info {
+	uint32_t clk_throttle_reason_bitmask;	/* HLTHUNK_CLK_THROTTLE_* */
+	uint64_t clk_throttle_start_timestamp_us[HL_CLK_THROTTLE_TYPE_MAX];
+	uint64_t clk_throttle_duration_ns[HL_CLK_THROTTLE_TYPE_MAX];
+};
+
+struct hlthunk_energy_info {
+	uint64_t total_energy_consumption;	/* mJ since the driver loaded */
+};
+
+struct hlthunk_power_info {
+	uint64_t power;				/* mW */
+};
+
+/* ---- Command submission structures ------------------------------------ */
+
 struct hlthunk_cs_in {
-	void *chunks_restore;	/* array of the uapi's struct hl_cs_chunk */
-	void *chunks_execute;	/* array of the uapi's struct hl_cs_chunk */
+	void *chunks_restore;	/* array of struct hl_cs_chunk */
+	void *chunks_execute;	/* array of struct hl_cs_chunk */
 	uint32_t num_chunks_restore;
 	uint32_t num_chunks_execute;
-	uint32_t flags;
+	uint32_t flags;		/* HL_CS_FLAGS_* */
 };
 
 struct hlthunk_cs_out {
@@ -118,79 +194,689 @@ struct hlthunk_cs_out {
 	uint16_t sob_count_before_submission;
 };
 
-/* ---- Devices ---------------------------------------------------------- */
+struct hlthunk_signal_in {
+	void *chunks_restore;
+	uint32_t num_chunks_restore;
+	uint32_t queue_index;
+	uint32_t flags;
+};
 
-/* Opens the compute node of the first device of that ASIC type that can be
- * opened (or of the device at PCI address busid).  Returns an fd, or a
- * negative errno; -EBUSY when the device is already open elsewhere. */
+struct hlthunk_signal_out {
+	uint64_t seq;
+	uint32_t status;
+	uint32_t sob_base_addr_offset;
+	uint16_t sob_count_before_submission;
+};
+
+struct hlthunk_sig_res_in {
+	uint32_t queue_index;
+	uint32_t count;
+};
+
+struct reserve_sig_handle {
+	uint32_t id;
+	uint32_t sob_base_addr_offset;
+	uint32_t count;
+};
+
+struct hlthunk_sig_res_out {
+	struct reserve_sig_handle handle;
+	uint32_t status;
+};
+
+/* What a wait CS waits for; hlthunk_wait_in.hlthunk_wait_for_signal
+ * points at one of these (only one is supported). */
+struct hlthunk_wait_for_signal_data {
+	union {
+		uint64_t *signal_seq_arr;	/* signal CS sequence numbers */
+		uint64_t encaps_signal_seq;	/* reservation handle id */
+	};
+	uint32_t signal_seq_nr;		/* must be 1 */
+	uint32_t queue_index;
+	uint32_t flags;
+	uint32_t collective_engine_id;
+	uint32_t encaps_signal_offset;
+};
+
+struct hlthunk_wait_in {
+	void *chunks_restore;
+	uint32_t num_chunks_restore;
+	uint64_t *hlthunk_wait_for_signal;	/* struct hlthunk_wait_for_signal_data */
+	uint32_t num_wait_for_signal;		/* must be 1 */
+	uint32_t flags;
+};
+
+struct hlthunk_wait_out {
+	uint64_t seq;
+	uint32_t status;
+};
+
+struct hlthunk_open_stats_info {
+	uint64_t open_counter;
+	uint64_t last_open_period_ms;
+	uint8_t is_compute_ctx_active;
+	uint8_t compute_ctx_in_release;
+};
+
+struct hlthunk_hw_asic_status {
+	struct hlthunk_clk_throttle_info throttle;
+	struct hlthunk_open_stats_info open_stats;
+	struct hlthunk_power_info power;
+	enum hl_device_status status;
+	uint64_t timestamp_sec;
+	uint8_t valid;
+};
+
+struct hlthunk_wait_multi_cs_in {
+	uint64_t *seq;			/* array of seq_len sequence numbers */
+	uint64_t timeout_us;
+	uint32_t seq_len;
+};
+
+struct hlthunk_wait_multi_cs_out {
+	uint32_t status;
+	uint32_t seq_set;		/* bit i: seq[i] completed */
+	uint8_t completed;		/* how many bits are set */
+};
+
+/* ---- DRAM rows, events, attestation ----------------------------------- */
+
+#define DRAM_ROW_REPLACE_MAX	32
+
+enum hlthunk_dram_row_replace_cause {
+	HLTHUNK_ROW_REPLACE_CAUSE_DOUBLE_ECC_ERR = 0,
+	HLTHUNK_ROW_REPLACE_CAUSE_MULTI_SINGLE_ECC_ERR = 1,
+};
+
+struct hlthunk_dram_row_info {
+	uint8_t dram_idx;
+	uint8_t pc;
+	uint8_t sid;
+	uint8_t bank_idx;
+	uint16_t row_addr;
+	uint8_t replaced_row_cause;	/* enum hlthunk_dram_row_replace_cause */
+	uint8_t pad;
+};
+
+struct hlthunk_dram_replaced_rows_info {
+	uint16_t num_replaced_rows;
+	uint8_t pad[6];
+	struct hlthunk_dram_row_info replaced_rows[DRAM_ROW_REPLACE_MAX];
+};
+
+struct hlthunk_event_record_open_dev_time {
+	int64_t timestamp;
+};
+
+struct hlthunk_event_record_cs_timeout {
+	int64_t timestamp;
+	uint64_t seq;
+};
+
+struct hlthunk_event_record_razwi_event {
+	int64_t timestamp;
+	uint64_t addr;
+	uint16_t engine_id[HL_RAZWI_MAX_NUM_OF_ENGINES_PER_RTR];
+	uint16_t num_of_possible_engines;
+	uint8_t flags;			/* HL_RAZWI_* */
+};
+
+struct hlthunk_event_record_undefined_opcode {
+	int64_t timestamp;
+	uint64_t cb_addr_streams[MAX_QMAN_STREAMS_INFO][OPCODE_INFO_MAX_ADDR_SIZE];
+	uint64_t cq_addr;
+	uint32_t cq_size;
+	uint32_t cb_addr_streams_len;
+	uint32_t engine_id;
+	uint32_t stream_id;
+};
+
+struct hlthunk_event_record_critical_hw_err {
+	int64_t timestamp;
+	uint16_t event_id;
+};
+
+struct hlthunk_event_record_critical_fw_err {
+	int64_t timestamp;
+	enum hl_info_fw_err_type err_type;
+	uint16_t reported_err_id;
+};
+
+/* SEC_*_BUF_SZ: the sizes of habanalabs_abi.h. */
+struct hlthunk_sec_attest_info {
+	uint32_t nonce;
+	uint16_t pcr_quote_len;
+	uint16_t pub_data_len;
+	uint16_t certificate_len;
+	uint8_t pcr_num_reg;
+	uint8_t pcr_reg_len;
+	uint8_t quote_sig_len;
+	uint8_t pcr_data[SEC_PCR_DATA_BUF_SZ];
+	uint8_t pcr_quote[SEC_PCR_QUOTE_BUF_SZ];
+	uint8_t quote_sig[SEC_SIGNATURE_BUF_SZ];
+	uint8_t public_data[SEC_PUB_DATA_BUF_SZ];
+	uint8_t certificate[SEC_CERTIFICATE_BUF_SZ];
+};
+
+struct hlthunk_user_mapping {
+	uint64_t dev_va;
+	uint64_t size;
+};
+
+struct hlthunk_page_fault_info {
+	int64_t timestamp;
+	uint64_t addr;
+	uint16_t engine_id;
+	uint32_t num_of_mappings;	/* filled in; 0xFFFFFFFF if unknown */
+	struct hlthunk_user_mapping *mappings_buf;	/* caller's array */
+};
+
+/*
+ * The calls a profiling layer may wrap.  When libhl_shim.so is found (and
+ * HABANA_SHIM_DISABLE is not 1), hlthunk_open hands this library's table to
+ * its ShimGetFunctions and calls these entries through the table it returns.
+ */
+struct hlthunk_functions_pointers {
+	int (*fp_hlthunk_command_submission)(int fd, struct hlthunk_cs_in *in,
+					     struct hlthunk_cs_out *out);
+	int (*fp_hlthunk_open)(enum hlthunk_device_name device_name,
+			       const char *busid);
+	int (*fp_hlthunk_close)(int fd);
+	int (*fp_hlthunk_profiler_start)(int fd);
+	int (*fp_hlthunk_profiler_stop)(int fd);
+	int (*fp_hlthunk_profiler_get_trace)(int fd, void *buffer,
+					     uint64_t *size,
+					     uint64_t *num_entries);
+	uint64_t (*fp_hlthunk_device_memory_alloc)(int fd, uint64_t size,
+						   uint64_t page_size,
+						   bool contiguous, bool shared);
+	int (*fp_hlthunk_device_memory_free)(int fd, uint64_t handle);
+	uint64_t (*fp_hlthunk_device_memory_map)(int fd, uint64_t handle,
+						 uint64_t hint_addr);
+	uint64_t (*fp_hlthunk_host_memory_map)(int fd, void *host_virt_addr,
+					       uint64_t hint_addr,
+					       uint64_t host_size);
+	int (*fp_hlthunk_memory_unmap)(int fd, uint64_t device_virt_addr);
+	int (*fp_hlthunk_debug)(int fd, struct hl_debug_args *debug);
+	int (*fp_hlthunk_request_command_buffer)(int fd, uint32_t cb_size,
+						 uint64_t *cb_handle);
+	int (*fp_hlthunk_destroy_command_buffer)(int fd, uint64_t cb_handle);
+	int (*fp_hlthunk_wait_for_cs)(int fd, uint64_t seq,
+				      uint64_t timeout_us, uint32_t *status);
+	enum hlthunk_device_name (*fp_hlthunk_get_device_name_from_fd)(int fd);
+	int (*fp_hlthunk_get_pci_bus_id_from_fd)(int fd, char *pci_bus_id,
+						 int len);
+	int (*fp_hlthunk_get_device_index_from_pci_bus_id)(const char *busid);
+	void *(*fp_hlthunk_malloc)(size_t size);
+	void (*fp_hlthunk_free)(void *pt);
+	int (*fp_hlthunk_signal_submission)(int fd,
+					    struct hlthunk_signal_in *in,
+					    struct hlthunk_signal_out *out);
+	int (*fp_hlthunk_wait_for_signal)(int fd, struct hlthunk_wait_in *in,
+					  struct hlthunk_wait_out *out);
+	int (*fp_hlthunk_get_time_sync_info)(int fd,
+					     struct hlthunk_time_sync_info *info);
+	int (*fp_hlthunk_get_cs_counters_info)(int fd,
+					       struct hl_info_cs_counters *info);
+	void (*fp_hlthunk_profiler_destroy)(void);
+	int (*fp_hlthunk_request_mapped_command_buffer)(int fd,
+							uint32_t cb_size,
+							uint64_t *cb_handle);
+	int (*fp_hlthunk_wait_for_collective_sig)(int fd,
+						  struct hlthunk_wait_in *in,
+						  struct hlthunk_wait_out *out);
+	int (*fp_hlthunk_deprecated_func1)(int fd, uint64_t seq,
+					   uint64_t timeout_us,
+					   uint32_t *status,
+					   uint64_t *timestamp);
+	int (*fp_hlthunk_get_cb_usage_count)(int fd, uint64_t cb_handle,
+					     uint32_t *usage_cnt);
+	int (*fp_hlthunk_staged_command_submission)(int fd, uint64_t sequence,
+						    struct hlthunk_cs_in *in,
+						    struct hlthunk_cs_out *out);
+	int (*fp_hlthunk_get_hw_block)(int fd, uint64_t block_address,
+				       uint32_t *block_size, uint64_t *handle);
+	int (*fp_hlthunk_wait_for_interrupt)(int fd, void *addr,
+					     uint64_t target_value,
+					     uint32_t interrupt_id,
+					     uint64_t timeout_us,
+					     uint32_t *status);
+	int (*fp_hlthunk_device_memory_export_dmabuf_fd)(int fd, uint64_t handle,
+							 uint64_t size,
+							 uint32_t flags);
+	int (*fp_hlthunk_command_submission_timeout)(int fd,
+						     struct hlthunk_cs_in *in,
+						     struct hlthunk_cs_out *out,
+						     uint32_t timeout);
+	int (*fp_hlthunk_signal_submission_timeout)(int fd,
+						    struct hlthunk_signal_in *in,
+						    struct hlthunk_signal_out *out,
+						    uint32_t timeout);
+	int (*fp_hlthunk_wait_for_signal_timeout)(int fd,
+						  struct hlthunk_wait_in *in,
+						  struct hlthunk_wait_out *out,
+						  uint32_t timeout);
+	int (*fp_hlthunk_wait_for_collective_sig_timeout)(int fd,
+							  struct hlthunk_wait_in *in,
+							  struct hlthunk_wait_out *out,
+							  uint32_t timeout);
+	int (*fp_hlthunk_staged_cs_timeout)(int fd, uint64_t sequence,
+					    struct hlthunk_cs_in *in,
+					    struct hlthunk_cs_out *out,
+					    uint32_t timeout);
+	int (*fp_hlthunk_reserve_signals)(int fd, struct hlthunk_sig_res_in *in,
+					  struct hlthunk_sig_res_out *out);
+	int (*fp_hlthunk_unreserve_signals)(int fd,
+					    struct reserve_sig_handle *handle,
+					    uint32_t *status);
+	int (*fp_hlthunk_staged_cs_encaps_signals)(int fd, uint64_t sequence,
+						   struct hlthunk_cs_in *in,
+						   struct hlthunk_cs_out *out);
+	int (*fp_hlthunk_wait_for_reserved_encaps_signals)(int fd,
+							   struct hlthunk_wait_in *in,
+							   struct hlthunk_wait_out *out);
+	int (*fp_hlthunk_wait_for_collective_reserved_encap_sig)(int fd,
+								 struct hlthunk_wait_in *in,
+								 struct hlthunk_wait_out *out);
+	uint64_t (*fp_hlthunk_host_memory_map_flags)(int fd, void *host_virt_addr,
+						     uint64_t hint_addr,
+						     uint64_t host_size,
+						     uint32_t flags);
+	int (*fp_get_dram_replaced_rows_info)(int fd,
+					      struct hlthunk_dram_replaced_rows_info *info);
+	int (*fp_get_dram_pending_rows_info)(int fd, uint32_t *out);
+	/* No longer used: NULL. */
+	int (*fp_DEPRECATED1)(int fd, void *addr, uint64_t target_value,
+			      uint32_t engine_id, uint64_t timeout_us,
+			      uint32_t *status, uint64_t *timestamp);
+	int (*fp_hlthunk_wait_for_interrupt_by_handle)(int fd,
+						       uint64_t cq_counters_handle,
+						       uint64_t cq_counters_offset,
+						       uint64_t target_value,
+						       uint32_t interrupt_id,
+						       uint64_t timeout_us,
+						       uint32_t *status);
+	int (*fp_hlthunk_get_mapped_cb_device_va_by_handle)(int fd,
+							    uint64_t cb_handle,
+							    uint64_t *device_va);
+	int (*fp_hlthunk_get_pll_frequency)(int fd, uint32_t index,
+					    struct hlthunk_pll_frequency_info *frequency);
+	int (*fp_hlthunk_deprecated_func2)(int fd, uint32_t interrupt_id,
+					   uint64_t cq_counters_handle,
+					   uint64_t cq_counters_offset,
+					   uint64_t target_value,
+					   uint64_t timestamp_handle,
+					   uint64_t timestamp_offset);
+	int (*fp_hlthunk_deprecated_func3)(int fd, uint32_t num_elements,
+					   uint64_t *handle);
+	int (*fp_hlthunk_device_mapped_memory_export_dmabuf_fd)(int fd,
+								uint64_t addr,
+								uint64_t size,
+								uint64_t offset,
+								uint32_t flags);
+};
+
+/* The driver's debugfs files of a device, opened by hlthunk_debugfs_open. */
+struct hlthunk_debugfs {
+	int addr_fd;
+	int data_fd;
+	int clk_gate_fd;
+	char clk_gate_val[32];		/* restored by hlthunk_debugfs_close */
+};
+
+/* ---- Opening devices --------------------------------------------------- */
+
+/* The compute node of the first device of that ASIC type that can be
+ * opened (HLTHUNK_DEVICE_DONT_CARE: any), or of the device at PCI address
+ * busid.  Returns the fd, or a negative errno (-EBUSY: open elsewhere). */
 hlthunk_public int hlthunk_open(enum hlthunk_device_name device_name,
 				const char *busid);
-/* Opens the control node with index dev_id (or of the device at busid). */
+/* The compute node of the device whose hw_ip module_id is module_id. */
+hlthunk_public int hlthunk_open_by_module_id(uint32_t module_id);
+/* The control node with index dev_id (the N of its name), or of busid. */
 hlthunk_public int hlthunk_open_control(int dev_id, const char *busid);
-/* Closes fd and forgets every cached registration made through it. */
+/* The control node of the first device of that type, or of busid. */
+hlthunk_public int hlthunk_open_control_by_name(enum hlthunk_device_name device_name,
+						const char *busid);
+hlthunk_public int hlthunk_open_control_by_module_id(uint32_t module_id);
+hlthunk_public int hlthunk_open_control_by_bus_id(const char *busid);
+/* Closes fd and forgets what the library recorded for it. */
 hlthunk_public int hlthunk_close(int fd);
-/* Number of devices of that ASIC type (HLTHUNK_DEVICE_DONT_CARE: all). */
+/* Number of devices of that type (HLTHUNK_DEVICE_DONT_CARE: all). */
 hlthunk_public int hlthunk_get_device_count(enum hlthunk_device_name device_name);
-hlthunk_public int hlthunk_get_hw_ip_info(int fd,
-					struct hlthunk_hw_ip_info *hw_ip);
-/* HLTHUNK_DEVICE_INVALID when fd is not a device this library knows. */
+
+/* ---- Describing devices ------------------------------------------------ */
+
+/* PCI device id, 0 on failure. */
+hlthunk_public uint32_t hlthunk_get_device_id_from_fd(int fd);
+/* HLTHUNK_DEVICE_INVALID when fd is not a device of a known type. */
 hlthunk_public enum hlthunk_device_name hlthunk_get_device_name_from_fd(int fd);
-/* Writes "dddd:bb:dd.f" (NUL-terminated, at most len bytes). */
+/* Writes "dddd:bb:dd.f" and a NUL; len must hold 13 bytes (-ERANGE). */
 hlthunk_public int hlthunk_get_pci_bus_id_from_fd(int fd, char *pci_bus_id,
-						int len);
+						  int len);
+/* Index (N of the node names) of the device at busid. */
+hlthunk_public int hlthunk_get_device_index_from_pci_bus_id(const char *busid);
+hlthunk_public int hlthunk_get_hw_ip_info(int fd,
+					  struct hlthunk_hw_ip_info *hw_ip);
+hlthunk_public int hlthunk_get_open_stats(int fd,
+					  struct hlthunk_open_stats_info *open_stats);
+/* Status, throttling, open statistics and power in one call. */
+hlthunk_public int hlthunk_get_hw_asic_status(int fd,
+					      struct hlthunk_hw_asic_status *hw_asic_status);
+hlthunk_public int hlthunk_get_dram_usage(int fd,
+					  struct hlthunk_dram_usage_info *dram_usage);
+/* The device status, or a negative errno (cast) on failure. */
+hlthunk_public enum hl_device_status hlthunk_get_device_status_info(int fd);
+/* false on failure too. */
+hlthunk_public bool hlthunk_is_device_idle(int fd);
+hlthunk_public int hlthunk_get_busy_engines_mask(int fd,
+						 struct hlthunk_engines_idle_info *info);
+hlthunk_public int hlthunk_get_pll_frequency(int fd, uint32_t index,
+					     struct hlthunk_pll_frequency_info *frequency);
+hlthunk_public int hlthunk_get_device_utilization(int fd, uint32_t period_ms,
+						  uint32_t *rate);
+/* hw_events_arr_size is in bytes. */
+hlthunk_public int hlthunk_get_hw_events_arr(int fd, bool aggregate,
+					     uint32_t hw_events_arr_size,
+					     uint32_t *hw_events_arr);
+hlthunk_public int hlthunk_get_clk_rate(int fd, uint32_t *cur_clk_mhz,
+					uint32_t *max_clk_mhz);
+hlthunk_public int hlthunk_get_reset_count_info(int fd,
+						struct hlthunk_reset_count_info *info);
+hlthunk_public int hlthunk_get_time_sync_info(int fd,
+					      struct hlthunk_time_sync_info *info);
+hlthunk_public int hlthunk_get_sync_manager_info(int fd, int dcore_id,
+						 struct hlthunk_sync_manager_info *info);
+hlthunk_public int hlthunk_get_cs_counters_info(int fd,
+						struct hl_info_cs_counters *info);
+hlthunk_public int hlthunk_get_pci_counters_info(int fd,
+						 struct hlthunk_pci_counters_info *info);
+hlthunk_public int hlthunk_get_clk_throttle_info(int fd,
+						 struct hlthunk_clk_throttle_info *info);
+hlthunk_public int hlthunk_get_total_energy_consumption_info(int fd,
+							     struct hlthunk_energy_info *info);
+hlthunk_public int hlthunk_get_power_info(int fd,
+					  struct hlthunk_power_info *info);
+/* The INFO ioctl as it is: the caller fills *info. */
+hlthunk_public int hlthunk_get_info(int fd, struct hl_info_args *info);
+hlthunk_public int hlthunk_get_dram_replaced_rows_info(int fd,
+						       struct hlthunk_dram_replaced_rows_info *info);
+hlthunk_public int hlthunk_get_dram_pending_rows_info(int fd, uint32_t *out);
+hlthunk_public int hlthunk_get_sec_attest_info(int fd, uint32_t nonce,
+					       struct hlthunk_sec_attest_info *info);
+/* num_of_allocated_mappings: entries of pf->mappings_buf. */
+hlthunk_public int hlthunk_get_page_fault_info(int fd,
+					       struct hlthunk_page_fault_info *pf,
+					       uint32_t num_of_allocated_mappings);
+/* buf is the struct that event_id names (enum hlthunk_event_record_id). */
+hlthunk_public int hlthunk_get_event_record(int fd,
+					    enum hlthunk_event_record_id event_id,
+					    void *buf);
+/* Text of the engines' status; *actual_size receives its length. */
+hlthunk_public int hlthunk_get_engine_status(int fd, char *status_buf,
+					     uint32_t status_buf_size,
+					     int *actual_size);
+/* Sends a generic request to the device's firmware; buff is in and out. */
+hlthunk_public int hlthunk_fw_send_generic_request(int fd, void *buff,
+						   uint32_t buff_size,
+						   uint32_t sub_opcode);
 
-/* ---- Device memory ---------------------------------------------------- */
+/* ---- Command buffers and submission ------------------------------------ */
 
+/* The handle is also the mmap() offset of the CB on the compute fd. */
+hlthunk_public int hlthunk_request_command_buffer(int fd, uint32_t cb_size,
+						  uint64_t *cb_handle);
+/* A CB also mapped into the device's address space. */
+hlthunk_public int hlthunk_request_mapped_command_buffer(int fd,
+							 uint32_t cb_size,
+							 uint64_t *cb_handle);
+hlthunk_public int hlthunk_destroy_command_buffer(int fd, uint64_t cb_handle);
+/* How many submissions in flight use the CB. */
+hlthunk_public int hlthunk_get_cb_usage_count(int fd, uint64_t cb_handle,
+					      uint32_t *usage_cnt);
+hlthunk_public int hlthunk_get_mapped_cb_device_va_by_handle(int fd,
+							     uint64_t cb_handle,
+							     uint64_t *device_va);
+hlthunk_public int hlthunk_command_submission(int fd, struct hlthunk_cs_in *in,
+					      struct hlthunk_cs_out *out);
+/* timeout: seconds the CS may take before the driver declares it hung. */
+hlthunk_public int hlthunk_command_submission_timeout(int fd,
+						      struct hlthunk_cs_in *in,
+						      struct hlthunk_cs_out *out,
+						      uint32_t timeout);
+/* Parts of one staged CS (in->flags has HL_CS_FLAGS_STAGED_SUBMISSION*). */
+hlthunk_public int hlthunk_staged_command_submission(int fd, uint64_t sequence,
+						     struct hlthunk_cs_in *in,
+						     struct hlthunk_cs_out *out);
+hlthunk_public int hlthunk_staged_command_submission_timeout(int fd,
+							     uint64_t sequence,
+							     struct hlthunk_cs_in *in,
+							     struct hlthunk_cs_out *out,
+							     uint32_t timeout);
+/* Flushes the device's PCI writes towards the host. */
+hlthunk_public int hlthunk_cs_flush_pci_hbw_writes(int fd);
+/* Writes the CS status (HL_WAIT_CS_STATUS_*), on failure too. */
+hlthunk_public int hlthunk_wait_for_cs(int fd, uint64_t seq,
+				       uint64_t timeout_us, uint32_t *status);
+hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
+						      uint64_t timeout_us,
+						      uint32_t *status,
+						      uint64_t *timestamp);
+hlthunk_public int hlthunk_wait_for_multi_cs(int fd,
+					     struct hlthunk_wait_multi_cs_in *in,
+					     struct hlthunk_wait_multi_cs_out *out);
+hlthunk_public int hlthunk_wait_for_multi_cs_with_timestamp(int fd,
+							    struct hlthunk_wait_multi_cs_in *in,
+							    struct hlthunk_wait_multi_cs_out *out,
+							    uint64_t *timestamp);
+/* User interrupts; interrupt_id UINT32_MAX: any of them. */
+hlthunk_public int hlthunk_wait_for_interrupt(int fd, void *addr,
+					      uint64_t target_value,
+					      uint32_t interrupt_id,
+					      uint64_t timeout_us,
+					      uint32_t *status);
+hlthunk_public int hlthunk_wait_for_interrupt_by_handle(int fd,
+							uint64_t cq_counters_handle,
+							uint64_t cq_counters_offset,
+							uint64_t target_value,
+							uint32_t interrupt_id,
+							uint64_t timeout_us,
+							uint32_t *status);
+hlthunk_public int hlthunk_wait_for_interrupt_with_timestamp(int fd, void *addr,
+							     uint64_t target_value,
+							     uint32_t interrupt_id,
+							     uint64_t timeout_us,
+							     uint32_t *status,
+							     uint64_t *timestamp);
+hlthunk_public int hlthunk_wait_for_interrupt_by_handle_with_timestamp(int fd,
+								       uint64_t cq_counters_handle,
+								       uint64_t cq_counters_offset,
+								       uint64_t target_value,
+								       uint32_t interrupt_id,
+								       uint64_t timeout_us,
+								       uint32_t *status,
+								       uint64_t *timestamp);
+hlthunk_public int hlthunk_register_timestamp_interrupt(int fd,
+							uint32_t interrupt_id,
+							uint64_t cq_counters_handle,
+							uint64_t cq_counters_offset,
+							uint64_t target_value,
+							uint64_t timestamps_handle,
+							uint64_t timestamps_offset);
+/* A buffer of elements_num 64-bit timestamps; the handle is its mmap offset. */
+hlthunk_public int hlthunk_allocate_timestamp_elements(int fd,
+						       uint32_t elements_num,
+						       uint64_t *handle);
+
+/* ---- Sync streams ------------------------------------------------------ */
+
+hlthunk_public int hlthunk_signal_submission(int fd,
+					     struct hlthunk_signal_in *in,
+					     struct hlthunk_signal_out *out);
+hlthunk_public int hlthunk_signal_submission_timeout(int fd,
+						     struct hlthunk_signal_in *in,
+						     struct hlthunk_signal_out *out,
+						     uint32_t timeout);
+hlthunk_public int hlthunk_wait_for_signal(int fd, struct hlthunk_wait_in *in,
+					   struct hlthunk_wait_out *out);
+hlthunk_public int hlthunk_wait_for_signal_timeout(int fd,
+						   struct hlthunk_wait_in *in,
+						   struct hlthunk_wait_out *out,
+						   uint32_t timeout);
+hlthunk_public int hlthunk_wait_for_collective_signal(int fd,
+						      struct hlthunk_wait_in *in,
+						      struct hlthunk_wait_out *out);
+hlthunk_public int hlthunk_wait_for_collective_signal_timeout(int fd,
+							      struct hlthunk_wait_in *in,
+							      struct hlthunk_wait_out *out,
+							      uint32_t timeout);
+hlthunk_public int hlthunk_reserve_encaps_signals(int fd,
+						  struct hlthunk_sig_res_in *in,
+						  struct hlthunk_sig_res_out *out);
+hlthunk_public int hlthunk_unreserve_encaps_signals(int fd,
+						    struct reserve_sig_handle *handle,
+						    uint32_t *status);
+hlthunk_public int hlthunk_staged_command_submission_encaps_signals(int fd,
+								    uint64_t handle_id,
+								    struct hlthunk_cs_in *in,
+								    struct hlthunk_cs_out *out);
+hlthunk_public int hlthunk_wait_for_reserved_encaps_signals(int fd,
+							    struct hlthunk_wait_in *in,
+							    struct hlthunk_wait_out *out);
+hlthunk_public int hlthunk_wait_for_reserved_encaps_collective_signals(int fd,
+								      struct hlthunk_wait_in *in,
+								      struct hlthunk_wait_out *out);
+
+/* ---- Memory ------------------------------------------------------------ */
+
+/* Supported allocation page sizes: bit n set for 2^n bytes. */
+hlthunk_public int hlthunk_get_dev_memalloc_page_orders(int fd,
+							uint64_t *page_order_bitmask);
 /* Returns an opaque handle, 0 on failure. page_size 0: device default. */
 hlthunk_public uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size,
-						uint64_t page_size,
-						bool contiguous, bool shared);
+						    uint64_t page_size,
+						    bool contiguous, bool shared);
 hlthunk_public int hlthunk_device_memory_free(int fd, uint64_t handle);
 /* Returns the device virtual address, 0 on failure. */
 hlthunk_public uint64_t hlthunk_device_memory_map(int fd, uint64_t handle,
-						uint64_t hint_addr);
+						  uint64_t hint_addr);
 /* Pins host memory and maps it for the device; returns a device VA or 0. */
 hlthunk_public uint64_t hlthunk_host_memory_map(int fd, void *host_virt_addr,
 						uint64_t hint_addr,
 						uint64_t host_size);
+/* The same with more HL_MEM_* flags (HL_MEM_USERPTR is always added). */
+hlthunk_public uint64_t hlthunk_host_memory_map_flags(int fd,
+						      void *host_virt_addr,
+						      uint64_t hint_addr,
+						      uint64_t host_size,
+						      uint32_t flags);
 hlthunk_public int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr);
-/* Exports device memory as a dma-buf; returns its fd or a negative errno.
- * addr is a device address inside an allocation; flags are open flags of
- * the new fd (O_RDWR, O_CLOEXEC). */
+/* Exports size bytes of the device memory mapped at VA addr as a dma-buf;
+ * returns its fd (always O_RDWR | O_CLOEXEC; flags are ignored, as by
+ * hl-thunk) or a negative errno. */
 hlthunk_public int hlthunk_device_memory_export_dmabuf_fd(int fd,
-							uint64_t addr,
-							uint64_t size,
-							uint32_t flags);
-/* Same, naming the memory by a mapped device VA plus an offset into it. */
+							  uint64_t addr,
+							  uint64_t size,
+							  uint32_t flags);
+/* The same from offset bytes into the mapping at VA addr; flags must be
+ * O_RDWR | O_CLOEXEC (-EINVAL otherwise, as with hl-thunk). */
 hlthunk_public int hlthunk_device_mapped_memory_export_dmabuf_fd(int fd,
-							uint64_t addr,
-							uint64_t size,
-							uint64_t offset,
-							uint32_t flags);
-
+								 uint64_t addr,
+								 uint64_t size,
+								 uint64_t offset,
+								 uint32_t flags);
 /* Exports the whole pages of device memory that hold [addr, addr + size),
  * where addr is any address inside a mapping made by
  * hlthunk_device_memory_map through this library; *offset receives the
  * place of addr in the new dma-buf.  Returns the dma-buf fd or a negative
  * errno: -EFAULT when no device-memory mapping of fd holds addr, -ERANGE
  * when the range runs past its end or wraps, -EINVAL for size 0, a NULL
- * offset or a mapping of host memory.  flags as above. */
+ * offset or a mapping of host memory.  flags: O_RDWR, O_CLOEXEC. */
 hlthunk_public int hlthunk_device_memory_export_dmabuf_range(int fd,
-							uint64_t addr,
-							uint64_t size,
-							uint32_t flags,
-							uint64_t *offset);
+							     uint64_t addr,
+							     uint64_t size,
+							     uint32_t flags,
+							     uint64_t *offset);
+/* A handle and size to mmap() a configuration-space block. */
+hlthunk_public int hlthunk_get_hw_block(int fd, uint64_t block_address,
+					uint32_t *block_size, uint64_t *handle);
 
-/* ---- Command submission ----------------------------------------------- */
+/* ---- Debug, trace and notifications ------------------------------------ */
 
-hlthunk_public int hlthunk_request_command_buffer(int fd, uint32_t cb_size,
-						uint64_t *cb_handle);
-hlthunk_public int hlthunk_destroy_command_buffer(int fd, uint64_t cb_handle);
-hlthunk_public int hlthunk_command_submission(int fd, struct hlthunk_cs_in *in,
-					struct hlthunk_cs_out *out);
-/* Returns 0 and the CS status in *status, or a negative errno. */
-hlthunk_public int hlthunk_wait_for_cs(int fd, uint64_t seq,
-				uint64_t timeout_us, uint32_t *status);
+/* The DEBUG ioctl as it is (on-chip trace, debug mode). */
+hlthunk_public int hlthunk_debug(int fd, struct hl_debug_args *debug);
+/* The driver's debugfs access to the device's address space (root). */
+hlthunk_public int hlthunk_debugfs_open(int fd, struct hlthunk_debugfs *debugfs);
+hlthunk_public int hlthunk_debugfs_read(struct hlthunk_debugfs *debugfs,
+					uint64_t full_address, uint32_t *val);
+hlthunk_public int hlthunk_debugfs_write(struct hlthunk_debugfs *debugfs,
+					 uint64_t full_address, uint32_t val);
+hlthunk_public int hlthunk_debugfs_close(struct hlthunk_debugfs *debugfs);
+/* An eventfd the driver signals on device events; returns it. */
+hlthunk_public int hlthunk_notifier_create(int fd);
+hlthunk_public int hlthunk_notifier_release(int fd, int handle);
+/* Waits up to timeout ms; *notifier_events gets HL_NOTIFIER_EVENT_* bits
+ * and *notifier_cnt the number of notifications (0: timed out). */
+hlthunk_public int hlthunk_notifier_recv(int fd, int handle,
+					 uint64_t *notifier_events,
+					 uint64_t *notifier_cnt,
+					 uint32_t flags, uint32_t timeout);
+/* mode: HL_ENGINE_CORE_RUN or HL_ENGINE_CORE_HALT. */
+hlthunk_public int hlthunk_engine_cores_set_mode(int fd,
+						 const uint32_t *core_ids,
+						 uint32_t num_cores,
+						 uint32_t mode);
+hlthunk_public int hlthunk_engines_command(int fd, const uint32_t *engine_ids,
+					   uint32_t num_engines,
+					   enum hl_engine_command command);
+
+/* ---- Profiling layer --------------------------------------------------- */
+
+/* Answered by the profiling layer (libhl_shim.so) if one is loaded; -1
+ * without one. */
+hlthunk_public int hlthunk_profiler_start(int fd);
+hlthunk_public int hlthunk_profiler_stop(int fd);
+hlthunk_public int hlthunk_profiler_get_trace(int fd, void *buffer,
+					      uint64_t *size,
+					      uint64_t *num_entries);
+/* Unloads the profiling layer; the next hlthunk_open looks for it again. */
+hlthunk_public void hlthunk_profiler_destroy(void);
+
+/* ---- Utilities --------------------------------------------------------- */
+
+/* Zeroed memory; release with hlthunk_free. */
+hlthunk_public void *hlthunk_malloc(size_t size);
+hlthunk_public void hlthunk_free(void *pt);
+/* "MAJOR.MINOR.PATCH-libhlthunk", from hlthunk_malloc. */
+hlthunk_public char *hlthunk_get_version(void);
+
+/* A map of unsigned long keys to pointers.  lookup, insert and delete
+ * return 0 on success, 1 for "not found" (or, for insert, "already
+ * there") and -1 for a bad table or no memory; first and next return 1
+ * with an entry, 0 at the end. */
+hlthunk_public void *hlthunk_hash_create(void);
+hlthunk_public int hlthunk_hash_destroy(void *t);
+hlthunk_public int hlthunk_hash_lookup(void *t, unsigned long key,
+				       void **value);
+hlthunk_public int hlthunk_hash_insert(void *t, unsigned long key, void *value);
+hlthunk_public int hlthunk_hash_delete(void *t, unsigned long key);
+hlthunk_public int hlthunk_hash_next(void *t, unsigned long *key, void **value);
+hlthunk_public int hlthunk_hash_first(void *t, unsigned long *key,
+				      void **value);
+
+/* Kept by hl-thunk for binary compatibility; each returns -EPERM. */
+hlthunk_public int hlthunk_deprecated_func1(int fd, uint64_t seq,
+					    uint64_t timeout_us,
+					    uint32_t *status,
+					    uint64_t *timestamp);
+hlthunk_public int hlthunk_deprecated_func2(int fd, uint32_t interrupt_id,
+					    uint64_t cq_counters_handle,
+					    uint64_t cq_counters_offset,
+					    uint64_t target_value,
+					    uint64_t timestamp_handle,
+					    uint64_t timestamp_offset);
+hlthunk_public int hlthunk_deprecated_func3(int fd, uint32_t num_elements,
+					    uint64_t *handle);
 
 /* ---- Channels and registered memory (/dev/hl_ipc) ---------------------- */
 
@@ -240,21 +926,22 @@ hlthunk_public int hlthunk_ipc_query(struct hlthunk_ipc_info *info);
  * of it), or by the host when dev_fd is -1; returns its cookie and, when
  * size is not NULL, its size. */
 hlthunk_public int hlthunk_ipc_register_dmabuf(int dmabuf_fd, int dev_fd,
-					uint32_t access,
-					hlthunk_ipc_cookie *cookie,
-					uint64_t *size);
+					       uint32_t access,
+					       hlthunk_ipc_cookie *cookie,
+					       uint64_t *size);
 /* Registers (pins) host memory; returns its cookie. */
 hlthunk_public int hlthunk_ipc_register_host(void *addr, uint64_t size,
-					uint32_t access,
-					hlthunk_ipc_cookie *cookie);
+					     uint32_t access,
+					     hlthunk_ipc_cookie *cookie);
 /* Registers device memory named by a VA of hlthunk_device_memory_map, for
  * reading and writing by processes of the same user.  The whole allocation
  * is exported and registered once (cached); the cookie returned names that
  * allocation, *offset the place of addr in it.  The cookie stays valid
  * until the memory is unmapped or freed, or the cookie is deregistered. */
 hlthunk_public int hlthunk_ipc_register_device_memory(int fd, uint64_t addr,
-					hlthunk_ipc_cookie *cookie,
-					uint64_t *offset, uint64_t *size);
+						      hlthunk_ipc_cookie *cookie,
+						      uint64_t *offset,
+						      uint64_t *size);
 /* Registers [addr, addr + size) of mapped device memory (widened to whole
  * pages) with exactly the access asked (HLTHUNK_IPC_ACCESS_*; reading is
  * always granted).  The registration is the caller's: not cached, ended by
@@ -262,9 +949,10 @@ hlthunk_public int hlthunk_ipc_register_device_memory(int fd, uint64_t addr,
  * (the driver refuses to unmap exported memory).  *offset receives the
  * place of addr in the registered range. */
 hlthunk_public int hlthunk_ipc_register_device_range(int fd, uint64_t addr,
-					uint64_t size, uint32_t access,
-					hlthunk_ipc_cookie *cookie,
-					uint64_t *offset);
+						     uint64_t size,
+						     uint32_t access,
+						     hlthunk_ipc_cookie *cookie,
+						     uint64_t *offset);
 /* Ends a registration.  A cookie of hlthunk_ipc_register_device_memory is
  * dropped from the library's cache too (the memory is registered again,
  * under a new cookie, when next used). */
@@ -275,35 +963,36 @@ hlthunk_public int hlthunk_ipc_deregister(hlthunk_ipc_cookie cookie);
  * control node), so hlthunk_ipc_channel_copy can name peer memory like
  * local memory.  *size receives the region's size. */
 hlthunk_public int hlthunk_ipc_import(int fd, hlthunk_ipc_cookie cookie,
-				uint64_t *addr, uint64_t *size);
+				      uint64_t *addr, uint64_t *size);
 /* Forgets an address returned by hlthunk_ipc_import. */
 hlthunk_public int hlthunk_ipc_unimport(int fd, uint64_t addr);
 
-/* Channels join two devices, each named by an fd of one of its nodes. A
- * channel is cached per device pair: creating it again returns the same id
- * and takes a reference; destroy drops one; -ENOENT for an unknown id. */
+/* Channels join two devices, each named by an fd of one of its nodes.
+ * Every create returns an id of its own (channels of one device pair share
+ * one kernel queue); destroy ends that id, and any later use of it fails
+ * with -ENOENT. */
 hlthunk_public int hlthunk_ipc_channel_create(int src_fd, int dst_fd,
-					uint32_t *channel_id);
+					      uint32_t *channel_id);
 hlthunk_public int hlthunk_ipc_channel_destroy(uint32_t channel_id);
 /* Copies length bytes from device address src (of src_fd's device) to dst
  * (of dst_fd's device), synchronously, on the channel. */
 hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id, int src_fd,
-					int dst_fd, void *dst, void *src,
-					size_t length);
+					    int dst_fd, void *dst, void *src,
+					    size_t length);
 
 /* Copies by cookie.  Synchronous. */
 hlthunk_public int hlthunk_ipc_copy(const struct hlthunk_ipc_copy *copy);
 /* Queues a copy; *seq receives the sequence number to wait for. */
 hlthunk_public int hlthunk_ipc_copy_async(const struct hlthunk_ipc_copy *copy,
-					uint64_t *seq);
+					  uint64_t *seq);
 /* Queues count copies at once; *seq receives the sequence number of the
  * last one.  Returns the number queued (count) or a negative errno. */
 hlthunk_public int hlthunk_ipc_copy_batch(const struct hlthunk_ipc_copy *copies,
-					uint32_t count, uint64_t *seq);
+					  uint32_t count, uint64_t *seq);
 /* Waits until every copy up to seq on channel_id has completed. Returns 0,
  * -ETIMEDOUT, or the error of a failed copy. timeout_us 0: do not wait. */
 hlthunk_public int hlthunk_ipc_wait(uint32_t channel_id, uint64_t seq,
-				uint64_t timeout_us);
+				    uint64_t timeout_us);
 /* The fd of /dev/hl_ipc this process uses, for poll(); negative errno. */
 hlthunk_public int hlthunk_ipc_get_fd(void);
 

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: MIT
 // Opening, closing and describing devices (hl-thunk compatible calls).
+//
+// A compute node admits one open at a time, and an open of it creates a
+// context (and on some ASICs resets parts of the device on release), so it
+// is opened only to be handed to the caller: what a device is (its type,
+// module id, PCI address) is learnt from its control node or from sysfs.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <string>
 
+#include "c_bridge.h"
 #include "c_return.h"
 #include "dev_discovery.h"
-#include "dev_ioctl.h"
 #include "hlthunk.h"
+#include "info_query.h"
 #include "lib_state.h"
+#include "unique_fd.h"
 
 using namespace hlthunk;
 
@@ -19,10 +26,10 @@ namespace {
 enum hlthunk_device_name name_of_pci_id(uint32_t id)
 {
 	switch (id) {
-	case 0x0001:
+	case HL_PCI_DEVICE_ID_GOYA:
 		return HLTHUNK_DEVICE_GOYA;
-	case 0x1000:
-	case 0x1010:
+	case HL_PCI_DEVICE_ID_GAUDI:
+	case HL_PCI_DEVICE_ID_GAUDI_SEC:
 		return HLTHUNK_DEVICE_GAUDI;
 	case HL_PCI_DEVICE_ID_GAUDI2:
 		return HLTHUNK_DEVICE_GAUDI2;
@@ -31,41 +38,71 @@ enum hlthunk_device_name name_of_pci_id(uint32_t id)
 	}
 }
 
-Result<struct hl_info_hw_ip_info> hw_ip(int fd)
+// The driver's sysfs device_type, for a device whose control node this
+// process may not open.
+enum hlthunk_device_name name_of_sysfs_type(const std::string &t)
 {
-	struct hl_info_hw_ip_info hw;
-	struct hl_info_args a;
-	memset(&hw, 0, sizeof(hw));
-	memset(&a, 0, sizeof(a));
-	a.op = HL_INFO_HW_IP_INFO;
-	a.return_pointer = reinterpret_cast<uintptr_t>(&hw);
-	a.return_size = sizeof(hw);
-	int rc = hl_info(fd, &a);
-	if (rc < 0)
-		return Err{rc};
-	return hw;
+	if (t == "GOYA")
+		return HLTHUNK_DEVICE_GOYA;
+	if (t == "GAUDI" || t == "GAUDI SEC")
+		return HLTHUNK_DEVICE_GAUDI;
+	if (t.rfind("GAUDI2", 0) == 0)
+		return HLTHUNK_DEVICE_GAUDI2;
+	return HLTHUNK_DEVICE_INVALID;
 }
 
-bool matches(int fd, enum hlthunk_device_name want)
+DeviceNode control_of(const DeviceNode &n)
 {
-	if (want == HLTHUNK_DEVICE_DONT_CARE)
-		return true;
-	auto hw = hw_ip(fd);
-	return hw && name_of_pci_id(hw->device_id) == want;
+	DeviceNode c = n;
+	c.name.control = true;
+	c.path = node_path(c.name);
+	return c;
 }
 
-Result<int> open_node(const DeviceNode &n)
+Result<UniqueFd> open_node(const DeviceNode &n)
 {
 	int fd = ::open(n.path.c_str(), O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno_err();
-	return fd;
+	return UniqueFd(fd);
 }
 
-// Opens the first node accepted by pick; -EBUSY if every candidate was
-// busy (exclusive compute open), else the last error or -ENODEV.
+// What the device's control node reports: never its compute node.
+Result<struct hl_info_hw_ip_info> hw_ip_of_device(const DeviceNode &n)
+{
+	auto c = open_node(control_of(n));
+	if (!c)
+		return Err{c.error()};
+	return hw_ip_of(c->get());
+}
+
+enum hlthunk_device_name asic_of(const DeviceNode &n)
+{
+	auto hw = hw_ip_of_device(n);
+	if (hw)
+		return name_of_pci_id(hw->device_id);
+	return name_of_sysfs_type(n.device_type);
+}
+
+bool bad_name(int name)
+{
+	return name < 0 || name >= HLTHUNK_DEVICE_MAX || name == HLTHUNK_DEVICE_INVALID;
+}
+
+// "bb:dd.f" is "0000:bb:dd.f".
+std::string full_bus_id(const char *busid)
+{
+	std::string bus = busid;
+	if (bus.size() == 7)
+		bus = "0000:" + bus;
+	return bus;
+}
+
+// Opens the first node accepted by pick: -EBUSY if every candidate was
+// busy (the driver's exclusive compute open), else the last error or
+// -ENODEV.
 template <typename Pick>
-int open_first(Pick pick, enum hlthunk_device_name want, const char *what)
+int open_first(Pick pick, const char *what)
 {
 	auto nodes = discover_nodes();
 	if (!nodes)
@@ -85,39 +122,61 @@ int open_first(Pick pick, enum hlthunk_device_name want, const char *what)
 			err = fd.error();
 			continue;
 		}
-		if (matches(*fd, want)) {
-			// A new compute context: whatever the library
-			// remembered of an earlier one of this device is stale.
-			if (!n.name.control)
-				st.forget_context(DeviceKey{
-					static_cast<int>(n.name.kind()),
-					n.name.index});
-			return *fd;
-		}
-		::close(*fd);
+		// A new compute context: whatever the library remembered of an
+		// earlier one of this device is stale.
+		if (!n.name.control)
+			st.forget_context(DeviceKey{static_cast<int>(n.name.kind()),
+						    n.name.index});
+		return fd->release();
 	}
 	if (busy)
 		err = -EBUSY;
 	return c_fail(Op::OpenDevice, what, err);
 }
 
+// The compute node of the device whose control node reports module_id.
+int open_by_module(uint32_t module_id, bool control, const char *what)
+{
+	return open_first(
+		[&](const DeviceNode &n) {
+			if (n.name.control != control)
+				return false;
+			auto hw = hw_ip_of_device(n);
+			return hw && hw->module_id == module_id;
+		},
+		what);
+}
+
 }  // namespace
 
-extern "C" hlthunk_public int hlthunk_open(enum hlthunk_device_name device_name,
-					   const char *busid)
+extern "C" int hlt_open(int device_name, const char *busid)
 {
 	return c_entry("hlthunk_open", [&]() -> int {
-		if (device_name >= HLTHUNK_DEVICE_MAX || device_name == HLTHUNK_DEVICE_INVALID)
-			return c_fail(Op::OpenDevice, "opening a device", -EINVAL);
-		std::string bus = busid ? busid : "";
-		if (bus.size() == 7)  // "bb:dd.f" without the domain
-			bus = "0000:" + bus;
+		static const char what[] = "opening a device";
+		if (!busid && bad_name(device_name))
+			return c_fail(Op::OpenDevice, what, -EINVAL);
+		if (busid) {
+			std::string bus = full_bus_id(busid);
+			return open_first(
+				[&](const DeviceNode &n) {
+					return !n.name.control && n.pci_bus == bus;
+				},
+				what);
+		}
 		return open_first(
 			[&](const DeviceNode &n) {
-				return !n.name.control && (bus.empty() || n.pci_bus == bus);
+				return !n.name.control &&
+				       (device_name == HLTHUNK_DEVICE_DONT_CARE ||
+					asic_of(n) == device_name);
 			},
-			busid ? HLTHUNK_DEVICE_DONT_CARE : device_name,
-			"opening a device");
+			what);
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_open_by_module_id(uint32_t module_id)
+{
+	return c_entry("hlthunk_open_by_module_id", [&]() -> int {
+		return open_by_module(module_id, false, "opening a device by module id");
 	});
 }
 
@@ -126,20 +185,53 @@ extern "C" hlthunk_public int hlthunk_open_control(int dev_id, const char *busid
 	return c_entry("hlthunk_open_control", [&]() -> int {
 		if (!busid && dev_id < 0)
 			return c_fail(Op::OpenDevice, "opening a control node", -EINVAL);
-		std::string bus = busid ? busid : "";
-		if (bus.size() == 7)
-			bus = "0000:" + bus;
+		std::string bus = busid ? full_bus_id(busid) : "";
 		return open_first(
 			[&](const DeviceNode &n) {
 				if (!n.name.control)
 					return false;
 				return busid ? n.pci_bus == bus : n.name.index == dev_id;
 			},
-			HLTHUNK_DEVICE_DONT_CARE, "opening a control node");
+			"opening a control node");
 	});
 }
 
-extern "C" hlthunk_public int hlthunk_close(int fd)
+extern "C" int hlt_open_control_by_name(int device_name, const char *busid)
+{
+	return c_entry("hlthunk_open_control_by_name", [&]() -> int {
+		static const char what[] = "opening a control node";
+		if (busid)
+			return hlthunk_open_control(0, busid);
+		if (bad_name(device_name))
+			return c_fail(Op::OpenDevice, what, -EINVAL);
+		return open_first(
+			[&](const DeviceNode &n) {
+				return n.name.control &&
+				       (device_name == HLTHUNK_DEVICE_DONT_CARE ||
+					asic_of(n) == device_name);
+			},
+			what);
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_open_control_by_module_id(uint32_t module_id)
+{
+	return c_entry("hlthunk_open_control_by_module_id", [&]() -> int {
+		return open_by_module(module_id, true,
+				      "opening a control node by module id");
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_open_control_by_bus_id(const char *busid)
+{
+	return c_entry("hlthunk_open_control_by_bus_id", [&]() -> int {
+		if (!busid)
+			return c_fail(Op::OpenDevice, "opening a control node", -EINVAL);
+		return hlthunk_open_control(0, busid);
+	});
+}
+
+extern "C" int hlt_close_original(int fd)
 {
 	return c_entry("hlthunk_close", [&]() -> int {
 		auto &st = LibState::get();
@@ -162,98 +254,42 @@ extern "C" hlthunk_public int hlthunk_close(int fd)
 	});
 }
 
-extern "C" hlthunk_public int hlthunk_get_device_count(
-	enum hlthunk_device_name device_name)
+extern "C" int hlt_device_count(int device_name)
 {
 	return c_entry("hlthunk_get_device_count", [&]() -> int {
-		if (device_name >= HLTHUNK_DEVICE_MAX || device_name == HLTHUNK_DEVICE_INVALID)
+		if (bad_name(device_name))
 			return c_return(-EINVAL);
 		auto nodes = discover_nodes();
 		if (!nodes)
 			return c_fail(Op::Discover, "finding devices", nodes.error());
 		int count = 0;
-		for (auto &n : *nodes) {
-			if (n.name.control)
-				continue;
-			if (device_name == HLTHUNK_DEVICE_DONT_CARE) {
+		for (auto &n : *nodes)
+			if (!n.name.control &&
+			    (device_name == HLTHUNK_DEVICE_DONT_CARE ||
+			     asic_of(n) == device_name))
 				count++;
-				continue;
-			}
-			// Ask the control node: the compute node may be open elsewhere.
-			DeviceNode ctl = n;
-			ctl.name.control = true;
-			ctl.path = node_path(ctl.name);
-			auto fd = open_node(ctl);
-			if (!fd)
-				fd = open_node(n);
-			if (!fd)
-				continue;
-			count += matches(*fd, device_name);
-			::close(*fd);
-		}
 		return count;
 	});
 }
 
-extern "C" hlthunk_public int hlthunk_get_hw_ip_info(int fd,
-						     struct hlthunk_hw_ip_info *out)
+extern "C" hlthunk_public uint32_t hlthunk_get_device_id_from_fd(int fd)
 {
-	return c_entry("hlthunk_get_hw_ip_info", [&]() -> int {
-		if (!out)
-			return c_return(-EINVAL);
-		auto hw = hw_ip(fd);
-		if (!hw)
-			return c_fail(Op::DeviceIoctl, "reading the device's hw ip info",
-				      hw.error());
-		memset(out, 0, sizeof(*out));
-		out->sram_base_address = hw->sram_base_address;
-		out->dram_base_address = hw->dram_base_address;
-		out->dram_size = hw->dram_size;
-		out->sram_size = hw->sram_size;
-		out->num_of_events = hw->num_of_events;
-		out->device_id = hw->device_id;
-		out->cpld_version = hw->cpld_version;
-		out->psoc_pci_pll_nr = hw->psoc_pci_pll_nr;
-		out->psoc_pci_pll_nf = hw->psoc_pci_pll_nf;
-		out->psoc_pci_pll_od = hw->psoc_pci_pll_od;
-		out->psoc_pci_pll_div_factor = hw->psoc_pci_pll_div_factor;
-		out->tpc_enabled_mask = hw->tpc_enabled_mask;
-		out->dram_enabled = hw->dram_enabled;
-		memcpy(out->cpucp_version, hw->cpucp_version, sizeof(out->cpucp_version));
-		out->module_id = hw->module_id;
-		memcpy(out->card_name, hw->card_name, sizeof(out->card_name));
-		out->decoder_enabled_mask = hw->decoder_enabled_mask;
-		out->mme_master_slave_mode = hw->mme_master_slave_mode;
-		out->tpc_enabled_mask_ext = hw->tpc_enabled_mask_ext;
-		out->dram_page_size = hw->dram_page_size;
-		out->first_available_interrupt_id = hw->first_available_interrupt_id;
-		out->edma_enabled_mask = hw->edma_enabled_mask;
-		out->server_type = hw->server_type;
-		out->number_of_user_interrupts = hw->number_of_user_interrupts;
-		out->device_mem_alloc_default_page_size =
-			hw->device_mem_alloc_default_page_size;
-		out->security_enabled = hw->security_enabled;
-		out->revision_id = hw->revision_id;
-		out->tpc_interrupt_id = hw->tpc_interrupt_id;
-		out->engine_core_interrupt_reg_addr = hw->engine_core_interrupt_reg_addr;
-		out->rotator_enabled_mask = hw->rotator_enabled_mask;
-		out->reserved_dram_size = hw->reserved_dram_size;
-		return 0;
+	return c_entry_value<uint32_t>(0, "hlthunk_get_device_id_from_fd",
+				       [&]() -> uint32_t {
+		auto hw = hw_ip_of(fd);
+		if (!hw) {
+			c_return(hw.error());
+			return 0;
+		}
+		return hw->device_id;
 	});
 }
 
 extern "C" hlthunk_public enum hlthunk_device_name
 hlthunk_get_device_name_from_fd(int fd)
 {
-	return c_entry_value(HLTHUNK_DEVICE_INVALID, "hlthunk_get_device_name_from_fd",
-				     [&]() -> enum hlthunk_device_name {
-		auto hw = hw_ip(fd);
-		if (!hw) {
-			c_return(hw.error());
-			return HLTHUNK_DEVICE_INVALID;
-		}
-		return name_of_pci_id(hw->device_id);
-	});
+	auto id = hlthunk_get_device_id_from_fd(fd);
+	return id ? name_of_pci_id(id) : HLTHUNK_DEVICE_INVALID;
 }
 
 extern "C" hlthunk_public int hlthunk_get_pci_bus_id_from_fd(int fd,
@@ -268,9 +304,27 @@ extern "C" hlthunk_public int hlthunk_get_pci_bus_id_from_fd(int fd,
 			return c_return(n.error());
 		if (n->pci_bus.empty())
 			return c_return(-ENODEV);
+		// hl-thunk copies what fits, without the NUL if it does not;
+		// a clear error instead of an unterminated string.
 		if (n->pci_bus.size() + 1 > static_cast<size_t>(len))
 			return c_return(-ERANGE);
 		memcpy(pci_bus_id, n->pci_bus.c_str(), n->pci_bus.size() + 1);
 		return 0;
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_get_device_index_from_pci_bus_id(const char *busid)
+{
+	return c_entry("hlthunk_get_device_index_from_pci_bus_id", [&]() -> int {
+		if (!busid)
+			return c_return(-EINVAL);
+		std::string bus = full_bus_id(busid);
+		auto nodes = discover_nodes();
+		if (!nodes)
+			return c_fail(Op::Discover, "finding devices", nodes.error());
+		for (auto &n : *nodes)
+			if (!n.name.control && n.pci_bus == bus)
+				return n.name.index;
+		return c_return(-ENODEV);
 	});
 }

@@ -9,11 +9,18 @@ namespace {
 // A fixed buffer: recording a failure must not itself fail (it runs while
 // an entry point reports running out of memory).
 thread_local char last_error[512];
+thread_local unsigned long recorded;
 }
 
 void set_last_error(Op op, const char *what, int err) noexcept
 {
 	format_failure(last_error, sizeof(last_error), op, what, err);
+	recorded++;
+}
+
+unsigned long failures_recorded() noexcept
+{
+	return recorded;
 }
 
 }  // namespace hlthunk

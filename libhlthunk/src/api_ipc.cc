@@ -312,26 +312,32 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_destroy(uint32_t channel_id)
 
 namespace {
 
-// initial-exec: a plain %fs-relative access instead of a __tls_get_addr
-// call per use.
-thread_local FastPath fast __attribute__((tls_model("initial-exec")));
+// The default TLS model with TLS descriptors (see CMakeLists.txt): no
+// initial-exec, which would make dlopen() of the library fail once the
+// process's static TLS space is used up.
+thread_local FastPath fast;
 
 // The slow half of a channel copy: checks the channel against the devices
 // the fds are open on now, and resolves both ranges through the caches,
-// filling the per-thread memo.
+// filling the per-thread memo.  *use holds the kernel channel in flight.
 __attribute__((noinline)) int prepare_copy(uint32_t channel_id, int src_fd,
 					   int dst_fd, uint64_t dst,
 					   uint64_t src, uint64_t length,
-					   uint32_t *kid, uint64_t *sc,
+					   ChannelUse *use, uint64_t *sc,
 					   uint64_t *so, uint64_t *dc,
 					   uint64_t *dof)
 {
 	auto &st = LibState::get();
-	DeviceKey sdev, ddev;
-	if (!fast.channel(channel_id, src_fd, dst_fd, kid, &sdev, &ddev)) {
-		auto pair = st.channels().pair_of(channel_id);
-		if (!pair)
-			return pair.error();
+	auto u = st.channels().use(channel_id);
+	if (!u)
+		return u.error();
+	*use = std::move(*u);
+	KernelChannel *k = use->get();
+	DeviceKey sdev = k->src, ddev = k->dst;
+	KernelChannel *memo_k;
+	DeviceKey ms, md;
+	if (!fast.channel(channel_id, src_fd, dst_fd, &memo_k, &ms, &md) ||
+	    memo_k != k) {
 		auto sn = st.node_of(src_fd);
 		if (!sn)
 			return sn.error();
@@ -339,12 +345,12 @@ __attribute__((noinline)) int prepare_copy(uint32_t channel_id, int src_fd,
 		if (!dn)
 			return dn.error();
 		// The fds must name the channel's devices, in its direction.
-		if (pair->first != sn->dev || pair->second != dn->dev)
+		if (sdev != sn->dev || ddev != dn->dev)
 			return -EINVAL;
-		*kid = channel_id;
-		sdev = sn->dev;
-		ddev = dn->dev;
-		fast.set_channel(channel_id, src_fd, dst_fd, *kid, sdev, ddev);
+		// Only if no channel went away since the memo was synced:
+		// else the pointer may name a reused kernel channel.
+		if (st.channels().generation() == fast.channel_generation())
+			fast.set_channel(channel_id, src_fd, dst_fd, k, sdev, ddev);
 	}
 	struct {
 		DeviceKey dev;
@@ -387,21 +393,32 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
 		fast.sync(st.regs().generation(), st.channels().generation());
 
 		// Fast path: the same channel and fds as a recent copy, ranges inside
-		// memoised regions: no lock, no lookup in shared state.
+		// memoised regions: no lock, no lookup in shared state.  The kernel
+		// channel is held in flight, and the generation checked again after
+		// that, so an id destroyed meanwhile is never used.
 		uint64_t s = reinterpret_cast<uintptr_t>(src);
 		uint64_t d = reinterpret_cast<uintptr_t>(dst);
 		uint64_t sc, so, dc, dof;
-		uint32_t kid;
+		KernelChannel *k;
 		DeviceKey sdev, ddev;
-		if (__builtin_expect(!(fast.channel(channel_id, src_fd, dst_fd, &kid,
-						    &sdev, &ddev) &&
-				       fast.find(sdev, s, length, false, &sc, &so) &&
-				       fast.find(ddev, d, length, true, &dc, &dof)),
-				     0)) {
+		ChannelUse use;
+		if (__builtin_expect(fast.channel(channel_id, src_fd, dst_fd, &k,
+						  &sdev, &ddev) &&
+				     fast.find(sdev, s, length, false, &sc, &so) &&
+				     fast.find(ddev, d, length, true, &dc, &dof),
+				     1)) {
+			k->inflight.fetch_add(1, std::memory_order_seq_cst);
+			use = ChannelUse(k);
+			if (__builtin_expect(st.channels().generation() !=
+						     fast.channel_generation(),
+					     0))
+				use.reset();
+		}
+		if (__builtin_expect(!use.get(), 0)) {
 			if (int rc = ensure_ipc())
 				return c_return(rc);
 			int rc = prepare_copy(channel_id, src_fd, dst_fd, d, s, length,
-					      &kid, &sc, &so, &dc, &dof);
+					      &use, &sc, &so, &dc, &dof);
 			if (rc)
 				return c_fail(Op::Copy, what, rc);
 		}
@@ -417,7 +434,7 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
 				return c_return(r.error());
 			fd = *r;
 		}
-		a.channel_id = kid;
+		a.channel_id = use->kid;
 		a.length = length;
 		int rc = sys_ioctl(fd, HL_IPC_IOCTL_COPY, &a);
 		if (__builtin_expect(rc < 0, 0))
@@ -432,8 +449,11 @@ int submit(const struct hlthunk_ipc_copy *c, uint32_t flags, uint64_t *seq)
 {
 	if (!c || c->flags)
 		return c_fail(Op::Copy, "copying by cookie", -EINVAL);
+	auto use = LibState::get().channels().use(c->channel_id);
+	if (!use)
+		return c_fail(Op::Copy, "copying by cookie", use.error());
 	return with_ipc(Op::Copy, "copying by cookie", [&](int fd) {
-		auto r = ipc::copy(fd, c->channel_id, flags, c->src_cookie,
+		auto r = ipc::copy(fd, (*use)->kid, flags, c->src_cookie,
 				   c->src_offset, c->dst_cookie, c->dst_offset,
 				   c->length);
 		if (!r)
@@ -487,8 +507,11 @@ extern "C" hlthunk_public int hlthunk_ipc_copy_batch(
 			descs[i].dst_offset = copies[i].dst_offset;
 			descs[i].length = copies[i].length;
 		}
+		auto use = LibState::get().channels().use(copies[0].channel_id);
+		if (!use)
+			return c_fail(Op::Copy, what, use.error());
 		return with_ipc(Op::Copy, what, [&](int fd) {
-			auto r = ipc::copy_batch(fd, copies[0].channel_id,
+			auto r = ipc::copy_batch(fd, (*use)->kid,
 						 HL_IPC_COPY_ASYNC, descs.data(), count);
 			if (!r)
 				return r.error();
@@ -505,8 +528,22 @@ extern "C" hlthunk_public int hlthunk_ipc_wait(uint32_t channel_id, uint64_t seq
 		int64_t ns = timeout_us > static_cast<uint64_t>(INT64_MAX / 1000)
 				     ? HL_IPC_WAIT_INFINITE
 				     : static_cast<int64_t>(timeout_us * 1000);
+		// A wait is not held in flight (a destroy would wait for it while
+		// it waits for the destroy's cancellations): the id is checked
+		// before, and again after, so that a wait that raced with the
+		// id's end and reached another channel under a reused kernel
+		// number never reports its result.
+		auto &ch = LibState::get().channels();
+		auto use = ch.use(channel_id);
+		if (!use)
+			return c_fail(Op::Wait, "waiting for copies", use.error());
+		uint32_t kid = (*use)->kid;
+		use->reset();
 		return with_ipc(Op::Wait, "waiting for copies", [&](int fd) {
-			return ipc::wait(fd, channel_id, seq, ns).error();
+			int rc = ipc::wait(fd, kid, seq, ns).error();
+			if (!ch.live(channel_id))
+				return -ENOENT;
+			return rc;
 		});
 	});
 }

@@ -6,9 +6,12 @@
 
 #include <cstring>
 
+#include "alloc_span.h"
+#include "c_bridge.h"
 #include "c_return.h"
 #include "dev_ioctl.h"
 #include "hlthunk.h"
+#include "info_query.h"
 #include "lib_state.h"
 
 using namespace hlthunk;
@@ -41,22 +44,18 @@ int unmap_ioctl(int fd, uint64_t va)
 	return hl_memory(fd, &a);
 }
 
-// The page size an allocation is rounded up to: the one asked for, else
-// the device's default (as the driver does).
-uint64_t alloc_page_size(int fd, uint64_t page_size)
+// The bytes the driver maps for this allocation (see alloc_span.h).
+std::optional<uint64_t> mapped_size(int fd, uint64_t size, uint64_t page_size)
 {
-	if (page_size)
-		return page_size;
 	struct hl_info_hw_ip_info hw;
-	struct hl_info_args a;
-	memset(&hw, 0, sizeof(hw));
-	memset(&a, 0, sizeof(a));
-	a.op = HL_INFO_HW_IP_INFO;
-	a.return_pointer = reinterpret_cast<uintptr_t>(&hw);
-	a.return_size = sizeof(hw);
-	if (hl_info(fd, &a) == 0 && hw.device_mem_alloc_default_page_size)
-		return hw.device_mem_alloc_default_page_size;
-	return 4096;
+	struct hl_info_dev_memalloc_page_sizes orders;
+	if (info_query(fd, HL_INFO_HW_IP_INFO, &hw) < 0)
+		return std::nullopt;
+	if (info_query(fd, HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES, &orders) < 0)
+		orders.page_order_bitmask = 0;
+	uint64_t def = hw.device_mem_alloc_default_page_size ?
+			       hw.device_mem_alloc_default_page_size : hw.dram_page_size;
+	return allocation_span(size, page_size, def, orders.page_order_bitmask);
 }
 
 }  // namespace
@@ -80,8 +79,8 @@ extern "C" hlthunk_public uint64_t hlthunk_device_memory_alloc(
 		// page-aligned.
 		auto &st = LibState::get();
 		if (auto n = st.node_of(fd)) {
-			uint64_t page = alloc_page_size(fd, page_size);
-			st.note_alloc(n->dev, handle, (size + page - 1) / page * page);
+			if (auto span = mapped_size(fd, size, page_size))
+				st.note_alloc(n->dev, handle, *span);
 		}
 		undo.dismiss();
 		return handle;
@@ -148,16 +147,17 @@ extern "C" hlthunk_public uint64_t hlthunk_device_memory_map(int fd,
 	});
 }
 
-extern "C" hlthunk_public uint64_t hlthunk_host_memory_map(int fd,
-							   void *host_virt_addr,
-							   uint64_t hint_addr,
-							   uint64_t host_size)
+extern "C" uint64_t hlt_host_memory_map_flags_original(int fd,
+							 void *host_virt_addr,
+							 uint64_t hint_addr,
+							 uint64_t host_size,
+							 uint32_t flags)
 {
 	return c_entry_value<uint64_t>(0, "hlthunk_host_memory_map", [&]() -> uint64_t {
 		union hl_mem_args a;
 		memset(&a, 0, sizeof(a));
 		a.in.op = HL_MEM_OP_MAP;
-		a.in.flags = HL_MEM_USERPTR;
+		a.in.flags = flags | HL_MEM_USERPTR;
 		a.in.map_host.host_virt_addr = reinterpret_cast<uintptr_t>(host_virt_addr);
 		a.in.map_host.hint_addr = hint_addr;
 		a.in.map_host.mem_size = host_size;
@@ -186,8 +186,15 @@ extern "C" hlthunk_public uint64_t hlthunk_host_memory_map(int fd,
 	});
 }
 
-extern "C" hlthunk_public int hlthunk_memory_unmap(int fd,
-						   uint64_t device_virt_addr)
+extern "C" uint64_t hlt_host_memory_map_original(int fd, void *host_virt_addr,
+						  uint64_t hint_addr,
+						  uint64_t host_size)
+{
+	return hlt_host_memory_map_flags_original(fd, host_virt_addr, hint_addr,
+						  host_size, 0);
+}
+
+extern "C" int hlt_memory_unmap_original(int fd, uint64_t device_virt_addr)
 {
 	return c_entry("hlthunk_memory_unmap", [&]() -> int {
 		auto &st = LibState::get();
@@ -225,31 +232,99 @@ extern "C" hlthunk_public int hlthunk_memory_unmap(int fd,
 	});
 }
 
+namespace {
+
+int export_dmabuf(int fd, uint64_t addr, uint64_t size, uint64_t offset,
+		  uint32_t flags)
+{
+	union hl_mem_args a;
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	a.in.flags = flags;
+	a.in.export_dmabuf_fd.addr = addr;
+	a.in.export_dmabuf_fd.mem_size = size;
+	a.in.export_dmabuf_fd.offset = offset;
+	int rc = mem_ioctl(fd, &a, "exporting device memory as a dma-buf");
+	if (rc < 0)
+		return rc;
+	return a.out.fd;
+}
+
+}  // namespace
+
+// As hl-thunk: the fd is always read-write and close-on-exec; flags are
+// accepted only as exactly that (the dma-buf of device memory is for
+// importers that write as well as read).
 extern "C" hlthunk_public int hlthunk_device_mapped_memory_export_dmabuf_fd(
 	int fd, uint64_t addr, uint64_t size, uint64_t offset, uint32_t flags)
 {
 	return c_entry("hlthunk_device_mapped_memory_export_dmabuf_fd", [&]() -> int {
-		union hl_mem_args a;
-		memset(&a, 0, sizeof(a));
-		a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-		a.in.flags = flags;
-		a.in.export_dmabuf_fd.addr = addr;
-		a.in.export_dmabuf_fd.mem_size = size;
-		a.in.export_dmabuf_fd.offset = offset;
-		int rc = mem_ioctl(fd, &a, "exporting device memory as a dma-buf");
-		if (rc < 0)
-			return rc;
-		return a.out.fd;
+		if (flags != (O_RDWR | O_CLOEXEC))
+			return c_fail(Op::DeviceIoctl, "exporting device memory as a dma-buf",
+				      -EINVAL);
+		return export_dmabuf(fd, addr, size, offset, flags);
 	});
 }
 
 extern "C" hlthunk_public int hlthunk_device_memory_export_dmabuf_fd(
 	int fd, uint64_t addr, uint64_t size, uint32_t flags)
 {
+	(void)flags;  // documented as unused by hl-thunk, which ignores it
 	return c_entry("hlthunk_device_memory_export_dmabuf_fd", [&]() -> int {
-		// On the devices of this generation the memory is named by its mapped
-		// device address (the driver's export takes a VA plus an offset).
-		return hlthunk_device_mapped_memory_export_dmabuf_fd(fd, addr, size, 0,
-								     flags);
+		// On the devices of this generation the memory is named by its
+		// mapped device address (the driver's export takes a VA).
+		return export_dmabuf(fd, addr, size, 0, O_RDWR | O_CLOEXEC);
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_get_dev_memalloc_page_orders(int fd,
+								   uint64_t *page_order_bitmask)
+{
+	return c_entry("hlthunk_get_dev_memalloc_page_orders", [&]() -> int {
+		if (!page_order_bitmask)
+			return c_return(-EINVAL);
+		struct hl_info_dev_memalloc_page_sizes p;
+		int rc = info_query(fd, HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES, &p);
+		if (rc < 0)
+			return c_return(rc);
+		*page_order_bitmask = p.page_order_bitmask;
+		return 0;
+	});
+}
+
+extern "C" int hlt_get_hw_block_original(int fd, uint64_t block_address,
+					 uint32_t *block_size, uint64_t *handle)
+{
+	return c_entry("hlthunk_get_hw_block", [&]() -> int {
+		if (!block_size || !handle)
+			return c_return(-EINVAL);
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_MAP_BLOCK;
+		a.in.map_block.block_addr = block_address;
+		int rc = hl_memory(fd, &a);
+		if (rc < 0)
+			return c_return(rc);
+		*handle = a.out.block_handle;
+		*block_size = a.out.block_size;
+		return 0;
+	});
+}
+
+extern "C" hlthunk_public int hlthunk_allocate_timestamp_elements(int fd,
+								  uint32_t elements_num,
+								  uint64_t *handle)
+{
+	return c_entry("hlthunk_allocate_timestamp_elements", [&]() -> int {
+		if (!handle)
+			return c_return(-EINVAL);
+		union hl_mem_args a;
+		memset(&a, 0, sizeof(a));
+		a.in.op = HL_MEM_OP_TS_ALLOC;
+		a.in.num_of_elements = elements_num;
+		int rc = hl_memory(fd, &a);
+		// As hl-thunk, the handle is written whatever the outcome.
+		*handle = a.out.handle;
+		return rc < 0 ? c_return(rc) : 0;
 	});
 }

@@ -14,6 +14,10 @@ namespace hlthunk {
 
 // Remembers what failed for hlthunk_ipc_last_error() in this thread.
 void set_last_error(Op op, const char *what, int err) noexcept;
+// Counts set_last_error() calls in this thread: an entry point that fails
+// without having said why is described by its own name (so the last error
+// is never left over from an earlier call).
+unsigned long failures_recorded() noexcept;
 
 // Returns rc unchanged; a negative rc also sets errno (hl-thunk callers
 // read errno after a failed call).
@@ -54,20 +58,29 @@ inline int exception_errno() noexcept
 template <typename F>
 int c_entry(const char *what, F &&body) noexcept
 {
+	unsigned long before = failures_recorded();
 	try {
-		return body();
+		int rc = body();
+		if (rc < 0 && failures_recorded() == before)
+			c_fail(Op::Generic, what, rc);
+		return rc;
 	} catch (...) {
 		return c_fail(Op::Generic, what, exception_errno());
 	}
 }
 
-// The same for entry points returning a value (a handle, an address, an
-// enum): on an exception, errno is set and on_error returned.
+// The same for entry points returning a value (a handle, an address):
+// on_error is their failure value, returned with errno set; an exception
+// becomes that failure.
 template <typename T, typename F>
 T c_entry_value(T on_error, const char *what, F &&body) noexcept
 {
+	unsigned long before = failures_recorded();
 	try {
-		return body();
+		T v = body();
+		if (v == on_error && failures_recorded() == before)
+			c_fail(Op::Generic, what, errno > 0 ? -errno : -EIO);
+		return v;
 	} catch (...) {
 		c_fail(Op::Generic, what, exception_errno());
 		return on_error;

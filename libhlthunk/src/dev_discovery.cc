@@ -69,7 +69,11 @@ std::optional<DeviceNode> node_from_udev(udev_device *d)
 		return std::nullopt;
 	if (n->style == NodeStyle::Accel && !is_habanalabs_accel(d))
 		return std::nullopt;
-	return DeviceNode{*n, devname, pci_bus_of(d)};
+	const char *type = udev_device_get_sysattr_value(d, "device_type");
+	std::string t = type ? type : "";
+	while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
+		t.pop_back();
+	return DeviceNode{*n, devname, pci_bus_of(d), t};
 }
 
 }  // namespace
@@ -147,6 +151,16 @@ Result<DeviceNode> node_of_devnum(uint64_t rdev)
 	if (!n)
 		return Err{-ENOTTY};
 	return *n;
+}
+
+void discovery_fork_lock()
+{
+	udev_mu.lock();
+}
+
+void discovery_fork_unlock()
+{
+	udev_mu.unlock();
 }
 
 }  // namespace hlthunk

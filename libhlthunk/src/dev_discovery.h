@@ -13,8 +13,9 @@ namespace hlthunk {
 
 struct DeviceNode {
 	NodeName name;
-	std::string path;     // /dev/...
-	std::string pci_bus;  // "dddd:bb:dd.f", empty if unknown
+	std::string path;         // /dev/...
+	std::string pci_bus;      // "dddd:bb:dd.f", empty if unknown
+	std::string device_type;  // sysfs device_type ("GAUDI2"), may be empty
 };
 
 // Every node allowed by HLTHUNK_DEVICE_KIND, real kinds first, then by
@@ -26,5 +27,11 @@ Result<std::vector<DeviceNode>> discover_nodes();
 Result<DeviceNode> node_of_fd(int fd);
 // The node of a char device number (st_rdev); -ENOTTY if it is none of ours.
 Result<DeviceNode> node_of_devnum(uint64_t rdev);
+
+// libudev keeps process-wide state without locking; every use of it holds
+// one lock, which fork() must not leave held in the child (LibState's fork
+// handlers take it around fork).
+void discovery_fork_lock();
+void discovery_fork_unlock();
 
 }  // namespace hlthunk

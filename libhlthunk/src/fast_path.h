@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "channel_cache.h"
 #include "device_key.h"
 
 namespace hlthunk {
@@ -36,29 +37,32 @@ public:
 		}
 	}
 
-	// The kernel id and devices of channel id, if it was checked with
-	// these fds.
-	bool channel(uint32_t id, int src_fd, int dst_fd, uint32_t *kid,
+	// The kernel channel and devices of channel id, if it was checked
+	// with these fds.  The caller holds the kernel channel in flight and
+	// then checks that the channel generation did not move (see
+	// ChannelCache) before it uses the kernel channel's number.
+	bool channel(uint32_t id, int src_fd, int dst_fd, KernelChannel **k,
 		     DeviceKey *src, DeviceKey *dst) const
 	{
 		if (!ch_valid_ || ch_ != id || sfd_ != src_fd || dfd_ != dst_fd)
 			return false;
-		*kid = kid_;
+		*k = k_;
 		*src = sdev_;
 		*dst = ddev_;
 		return true;
 	}
-	void set_channel(uint32_t id, int src_fd, int dst_fd, uint32_t kid,
+	void set_channel(uint32_t id, int src_fd, int dst_fd, KernelChannel *k,
 			 DeviceKey src, DeviceKey dst)
 	{
 		ch_valid_ = true;
 		ch_ = id;
 		sfd_ = src_fd;
 		dfd_ = dst_fd;
-		kid_ = kid;
+		k_ = k;
 		sdev_ = src;
 		ddev_ = dst;
 	}
+	uint64_t channel_generation() const { return ch_gen_; }
 
 	// The cookie and offset for [addr, addr + len) of dev usable for
 	// `write` (a destination) or reading, if memoised.
@@ -96,7 +100,8 @@ private:
 	};
 	uint64_t reg_gen_ = 0, ch_gen_ = 0;
 	bool ch_valid_ = false;
-	uint32_t ch_ = 0, kid_ = 0;
+	uint32_t ch_ = 0;
+	KernelChannel *k_ = nullptr;
 	int sfd_ = -1, dfd_ = -1;
 	DeviceKey sdev_{-1, -1}, ddev_{-1, -1};
 	Entry e_[kEntries] = {};

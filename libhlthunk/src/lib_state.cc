@@ -103,6 +103,22 @@ LibState &LibState::get()
 	return *s;
 }
 
+namespace {
+
+// The fork handlers are registered when the library is loaded, not on
+// first use of the state: a thread may be inside device discovery (which
+// needs no state) when another forks.
+__attribute__((constructor)) void register_fork_handlers()
+{
+	try {
+		(void)LibState::get();
+	} catch (...) {
+		// Out of memory at load: the first call will try again.
+	}
+}
+
+}  // namespace
+
 LibState::LibState()
 	: next_import_va_(kImportBase),
 	  regs_(register_mapping, deregister_cookie, verify_fd),
@@ -242,11 +258,15 @@ void LibState::atfork_prepare()
 	s.regs_.fork_lock();
 	s.mu_.lock();
 	s.ipc_mu_.lock();
+	// Device discovery (libudev) is never entered with another of these
+	// held: its lock comes last.
+	discovery_fork_lock();
 }
 
 void LibState::atfork_parent()
 {
 	auto &s = get();
+	discovery_fork_unlock();
 	s.ipc_mu_.unlock();
 	s.mu_.unlock();
 	s.regs_.fork_unlock();
@@ -256,6 +276,7 @@ void LibState::atfork_parent()
 void LibState::atfork_child()
 {
 	auto &s = get();
+	discovery_fork_unlock();
 	s.ipc_mu_.unlock();
 	s.mu_.unlock();
 	s.regs_.fork_unlock();

@@ -6,11 +6,14 @@
 #include <linux/udmabuf.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include <drm.h>
@@ -316,6 +319,54 @@ long check_range(const uint8_t *p, size_t from, size_t to, uint32_t seed)
 		if (p[i] != pattern(i, seed))
 			return static_cast<long>(i);
 	return -1;
+}
+
+NodeOpenToAll::NodeOpenToAll()
+{
+	struct stat st;
+	if (::stat(HL_IPC_DEVICE_PATH, &st) == 0)
+		old_mode_ = st.st_mode & 07777;
+	chmod(HL_IPC_DEVICE_PATH, 0666);
+}
+
+NodeOpenToAll::~NodeOpenToAll()
+{
+	chmod(HL_IPC_DEVICE_PATH, old_mode_);
+}
+
+void write_param(const char *name, const std::string &v)
+{
+	std::ofstream f(std::string("/sys/module/habanalabs_ipc/parameters/") + name);
+	f << v;
+}
+
+std::string read_param(const char *name)
+{
+	std::ifstream f(std::string("/sys/module/habanalabs_ipc/parameters/") + name);
+	std::string v;
+	f >> v;
+	return v;
+}
+
+ParamScope::ParamScope(const char *name, const std::string &v)
+	: name_(name), old_(read_param(name))
+{
+	write_param(name, v);
+}
+
+ParamScope::~ParamScope()
+{
+	write_param(name_, old_);
+}
+
+int run_in_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(fn(arg));
+	int st = 0;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 long stat(const char *name)

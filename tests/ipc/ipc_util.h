@@ -64,6 +64,45 @@ void fill_range(uint8_t *p, size_t from, size_t to, uint32_t seed);
 long check(const uint8_t *p, size_t n, uint32_t seed);
 long check_range(const uint8_t *p, size_t from, size_t to, uint32_t seed);
 
+// While alive, /dev/hl_ipc is open to every user (the module creates it
+// 0600 for root; on a host the udev rules give it to group hl), for tests
+// that switch uid.  Restores the mode it found.
+class NodeOpenToAll {
+public:
+	NodeOpenToAll();
+	~NodeOpenToAll();
+	NodeOpenToAll(const NodeOpenToAll &) = delete;
+	NodeOpenToAll &operator=(const NodeOpenToAll &) = delete;
+
+private:
+	unsigned old_mode_ = 0600;
+};
+
+// Module parameters in /sys/module/habanalabs_ipc/parameters/.
+void write_param(const char *name, const std::string &v);
+std::string read_param(const char *name);
+
+// Sets a module parameter for the lifetime of the object.
+class ParamScope {
+public:
+	ParamScope(const char *name, const std::string &v);
+	~ParamScope();
+	ParamScope(const ParamScope &) = delete;
+	ParamScope &operator=(const ParamScope &) = delete;
+
+private:
+	const char *name_;
+	std::string old_;
+};
+
+// Run fn in a child process; returns its exit status (0 = passed), or
+// 128 + signal when it was killed.
+int run_in_child(int (*fn)(void *), void *arg);
+template <typename F> int in_child(F fn)
+{
+	return run_in_child([](void *f) { return (*static_cast<F *>(f))(); }, &fn);
+}
+
 // Global counters from /sys/class/misc/hl_ipc/stats/<name>.
 long stat(const char *name);
 // Wait up to ms for the live counters (regions, channels, jobs, contexts)

@@ -40,13 +40,13 @@ TEST(FastPath, KeepsTheLastFewAndForgetsOnGenerationChange)
 	for (int i = 0; i < 5; i++)
 		f.add(d3, 0x10000 * (i + 1), 0x1000, true, i);
 	uint64_t c, o;
-	uint32_t kid;
+	KernelChannel kc, *kid;
 	DeviceKey s, d;
 	EXPECT_FALSE(f.find(d3, 0x10000, 1, false, &c, &o));  // evicted, oldest
 	EXPECT_TRUE(f.find(d3, 0x50000, 1, false, &c, &o));
-	f.set_channel(9, 3, 4, 19, d3, d4);
+	f.set_channel(9, 3, 4, &kc, d3, d4);
 	ASSERT_TRUE(f.channel(9, 3, 4, &kid, &s, &d));
-	EXPECT_EQ(kid, 19u);
+	EXPECT_EQ(kid, &kc);
 	EXPECT_EQ(s, d3);
 	EXPECT_EQ(d, d4);
 	EXPECT_FALSE(f.channel(9, 4, 3, &kid, &s, &d));
@@ -56,7 +56,7 @@ TEST(FastPath, KeepsTheLastFewAndForgetsOnGenerationChange)
 	f.sync(2, 1);
 	EXPECT_FALSE(f.channel(9, 3, 4, &kid, &s, &d));
 	EXPECT_FALSE(f.find(d3, 0x50000, 1, false, &c, &o));
-	f.set_channel(9, 3, 4, 19, d3, d4);
+	f.set_channel(9, 3, 4, &kc, d3, d4);
 	f.sync(2, 2);
 	EXPECT_FALSE(f.channel(9, 3, 4, &kid, &s, &d));
 }
@@ -88,11 +88,12 @@ TEST(FastPath, CacheGenerationsMoveOnEveryChange)
 	ChannelCache ch([](int, int) -> Result<uint32_t> { return 5u; },
 			[](uint32_t) -> Result<void> { return {}; });
 	g = ch.generation();
-	ASSERT_TRUE(ch.acquire({1, 0}, {1, 1}, 3, 4).ok());
-	ASSERT_TRUE(ch.acquire({1, 0}, {1, 1}, 3, 4).ok());
+	uint32_t a = *ch.acquire({1, 0}, {1, 1}, 3, 4);
+	uint32_t b = *ch.acquire({1, 0}, {1, 1}, 3, 4);
 	EXPECT_EQ(ch.generation(), g);
-	ASSERT_TRUE(ch.release(5).ok());
-	EXPECT_EQ(ch.generation(), g);  // still referenced
-	ASSERT_TRUE(ch.release(5).ok());
+	ASSERT_TRUE(ch.release(a).ok());
+	EXPECT_NE(ch.generation(), g);  // an id ended, even if its channel lives
+	g = ch.generation();
+	ASSERT_TRUE(ch.release(b).ok());
 	EXPECT_NE(ch.generation(), g);
 }

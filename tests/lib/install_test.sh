@@ -19,13 +19,15 @@ lib=$(find "$prefix" -name 'libhlthunk.so.1' | head -n1)
 libdir=$(dirname "$lib")
 [ -f "$libdir/libhlthunk.a" ] || { echo "install_test: no static library"; exit 1; }
 [ -f "$prefix/include/hlthunk.h" ] || { echo "install_test: no header"; exit 1; }
+[ -f "$prefix/include/habanalabs_abi.h" ] ||
+	{ echo "install_test: no habanalabs_abi.h (hlthunk.h includes it)"; exit 1; }
 
 soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libhlthunk.so.1 ] || { echo "install_test: soname '$soname'"; exit 1; }
 # (Files rather than pipes into grep -q: with pipefail, an early exit of
 # grep would fail the pipeline.)
 objdump -T "$lib" >"$tmp/dynsym"
-for v in HLTHUNK_1.0 HLTHUNK_IPC_1.0; do
+for v in HLTHUNK_1.0 HLTHUNK_IPC_1.0 HLTHUNK_1.1; do
 	grep -q " $v " "$tmp/dynsym" ||
 		{ echo "install_test: version node $v missing"; exit 1; }
 done
@@ -39,9 +41,44 @@ if awk '$2 == "g" && $4 == ".text" {print $NF}' "$tmp/dynsym" |
 	echo "install_test: symbols other than hlthunk_* exported"; exit 1
 fi
 
+# The development link, next to the versioned library.
+[ "$(readlink "$libdir/libhlthunk.so")" = libhlthunk.so.1 ] ||
+	{ echo "install_test: no libhlthunk.so -> libhlthunk.so.1 link"; exit 1; }
+
+# A program linked against hl-thunk's own library (libhl-thunk.so, no
+# soname) runs on libhlthunk through the compatibility link.  Here
+# hl-thunk's library is a stand-in with its exports and no soname (built
+# from the facts of its API), as hl-thunk's build makes it.
+[ "$(readlink -f "$libdir/hlthunk-compat/libhl-thunk.so")" = "$(readlink -f "$lib")" ] ||
+	{ echo "install_test: hlthunk-compat/libhl-thunk.so is not libhlthunk"; exit 1; }
+mkdir -p "$tmp/hl-thunk"
+awk -F'\t' '$1 == "func" {printf "void %s(void) {}\n", $3}' \
+	"$src/tests/lib/abi/hlthunk-8636f13.abi" >"$tmp/hl-thunk/stub.c"
+cc -shared -fPIC -o "$tmp/hl-thunk/libhl-thunk.so" "$tmp/hl-thunk/stub.c"
+# shellcheck disable=SC2086 # flags are words
+cc -std=c11 -Wall -Werror $extra -I"$prefix/include" \
+	"$src/tests/lib/abi/consumer.c" -L"$tmp/hl-thunk" -lhl-thunk \
+	-o "$tmp/linked_to_hl_thunk"
+readelf -d "$tmp/linked_to_hl_thunk" >"$tmp/dyn"
+grep -q 'NEEDED.*\[libhl-thunk.so\]' "$tmp/dyn" ||
+	{ echo "install_test: the program does not need libhl-thunk.so"; exit 1; }
+LD_LIBRARY_PATH=$libdir/hlthunk-compat LD_TRACE_LOADED_OBJECTS=1 \
+	"$tmp/linked_to_hl_thunk" >"$tmp/ldd"
+grep -q "libhl-thunk.so => $libdir/hlthunk-compat/libhl-thunk.so" "$tmp/ldd" ||
+	{ echo "install_test: libhl-thunk.so was not found in hlthunk-compat"; cat "$tmp/ldd"; exit 1; }
+# It runs on libhlthunk: no device here, so it stops with "skipped" (77)
+# after libhlthunk's hlthunk_get_device_count answered 0.
+rc=0
+LD_LIBRARY_PATH=$libdir/hlthunk-compat "$tmp/linked_to_hl_thunk" >"$tmp/out" || rc=$?
+if ! grep -q "no Gaudi2 device" "$tmp/out" || [ "$rc" != 77 ]; then
+	echo "install_test: the hl-thunk program did not run on libhlthunk ($rc)"
+	cat "$tmp/out"
+	exit 1
+fi
+
 # pkg-config
 export PKG_CONFIG_PATH=$libdir/pkgconfig
-# shellcheck disable=SC2086 # flags are words
+# shellcheck disable=SC2086,SC2046 # flags are words
 cc -std=c11 -Wall -Werror $extra "$src/tests/lib/install/consumer.c" \
 	$(pkg-config --cflags --libs libhlthunk) -o "$tmp/consumer_pc"
 LD_LIBRARY_PATH=$libdir "$tmp/consumer_pc"

@@ -15,7 +15,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "device_buffer.h"
 #include "hlthunk.h"
@@ -67,6 +70,35 @@ protected:
 	int d0 = -1, d1 = -1;
 	uint32_t ch = 0;
 };
+
+// The regions of this process's /dev/hl_ipc context, from its fdinfo:
+// flags and the index of the device, for those of the given size.
+struct Region {
+	unsigned flags, dev_index;
+};
+std::vector<Region> regions_of_size(uint64_t size)
+{
+	std::ifstream f("/proc/self/fdinfo/" + std::to_string(hlthunk_ipc_get_fd()));
+	std::vector<Region> out;
+	std::string line;
+	while (std::getline(f, line)) {
+		unsigned long long sz = 0;
+		unsigned flags = 0, kind, major, index;
+		auto p = line.find("flags=");
+		auto q = line.find(" size=");
+		auto d = line.find(" dev=");
+		if (line.rfind("hl_ipc-region:", 0) != 0 || p == std::string::npos ||
+		    q == std::string::npos || d == std::string::npos)
+			continue;
+		flags = std::stoul(line.substr(p + 6), nullptr, 0);
+		sz = std::stoull(line.substr(q + 6));
+		if (sscanf(line.c_str() + d + 5, "%u:%u:%u", &kind, &major, &index) != 3)
+			continue;
+		if (sz == size)
+			out.push_back({flags, index});
+	}
+	return out;
+}
 
 int query(uint64_t cookie, struct hl_ipc_region_query *q)
 {
@@ -226,6 +258,26 @@ TEST_F(Cache, RegistrationsGrantOnlyTheAccessAskedFor)
 	// The caller's registration holds an export: no unmap until it ends.
 	EXPECT_EQ(hlthunk_memory_unmap(d1, b.va()), -EINVAL);
 	EXPECT_EQ(hlthunk_ipc_deregister(ro), 0);
+}
+
+// What the cache registers for a copy grants what the copy needs: the
+// source only reading, the destination reading and writing (a cookie of a
+// read-only use never lets anyone write the memory).
+TEST_F(Cache, ACopySourceIsRegisteredReadOnly)
+{
+	DeviceBuffer a, b;
+	make(a, d0, 1);
+	make(b, d1, 0);
+	ASSERT_EQ(copy(b.va(), a.va(), kSize), 0) << hlthunk_ipc_last_error();
+	auto regs = regions_of_size(kSize);
+	ASSERT_EQ(regs.size(), 2u) << "one region per buffer";
+	for (auto &r : regs) {
+		if (r.dev_index == 0)
+			EXPECT_EQ(r.flags, (unsigned)HL_IPC_REGION_READ) << "the source";
+		else
+			EXPECT_EQ(r.flags, (unsigned)(HL_IPC_REGION_READ | HL_IPC_REGION_WRITE))
+				<< "the destination";
+	}
 }
 
 // Host memory is registered when it is mapped: if the program remaps the

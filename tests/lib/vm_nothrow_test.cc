@@ -169,6 +169,31 @@ TEST(NoThrow, DevicesOpenCloseAndDescribe)
 	EXPECT_EQ(each_failure<int>("hlthunk_get_hw_ip_info", [&] {
 		return hlthunk_get_hw_ip_info(fd, &hw);
 	}, is_enomem), 0);
+	int m = each_failure<int>("hlthunk_open_control_by_module_id", [] {
+		return hlthunk_open_control_by_module_id(1);
+	}, is_enomem);
+	ASSERT_GE(m, 0);
+	EXPECT_EQ(hlthunk_close(m), 0);
+	int n = each_failure<int>("hlthunk_open_control_by_name", [] {
+		return hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI2, nullptr);
+	}, is_enomem);
+	ASSERT_GE(n, 0);
+	EXPECT_EQ(hlthunk_close(n), 0);
+	EXPECT_EQ(each_failure<int>("hlthunk_get_device_index_from_pci_bus_id", [&] {
+		return hlthunk_get_device_index_from_pci_bus_id(bus);
+	}, is_enomem), 1);
+	struct hlthunk_user_mapping maps[4];
+	struct hlthunk_page_fault_info pf = {};
+	pf.mappings_buf = maps;
+	EXPECT_EQ(each_failure<int>("hlthunk_get_page_fault_info", [&] {
+		return hlthunk_get_page_fault_info(fd, &pf, 4);
+	}, is_enomem), 0);
+	EXPECT_EQ(pf.num_of_mappings, 0u) << "the emulated device saw no fault";
+	struct hlthunk_sec_attest_info att;
+	EXPECT_EQ(each_failure<int>("hlthunk_get_sec_attest_info", [&] {
+		return hlthunk_get_sec_attest_info(fd, 1, &att);
+	}, [](int rc) { return rc == -ENOMEM; }), -EIO)
+		<< "the emulated firmware does not attest";
 	// hlthunk_close closes the fd whatever happens to the bookkeeping.
 	fired = 0;
 	countdown = 0;

@@ -352,7 +352,7 @@ TEST_F(Sim, MemoryBadInput)
 	EXPECT_EQ(d.mem(&a), -ENOTTY) << "unknown op";
 	a = {};
 	a.in.op = HL_MEM_OP_MAP_BLOCK;
-	EXPECT_EQ(d.mem(&a), -EOPNOTSUPP);
+	EXPECT_EQ(d.mem(&a), -EINVAL) << "no block to map";
 	a = {};
 	a.in.op = HL_MEM_OP_ALLOC;
 	a.in.alloc.mem_size = kPage;
@@ -678,7 +678,10 @@ TEST_F(Sim, CommandBuffers)
 	a.in.op = HL_CB_OP_INFO;
 	a.in.cb_handle = cb;
 	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), 0);
-	EXPECT_EQ(a.out.usage_cnt, 1u);
+	// As the driver: the CSs in flight that use it (none), not its mmaps.
+	EXPECT_EQ(a.out.usage_cnt, 0u);
+	a.in.flags = HL_CB_FLAGS_GET_DEVICE_VA;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -EINVAL) << "not mapped";
 
 	// Destroyed while mmapped: the mapping stays valid until munmap.
 	EXPECT_EQ(d.cb_destroy(cb), 0);
@@ -695,6 +698,9 @@ TEST_F(Sim, CommandBuffers)
 	a.in.op = HL_CB_OP_CREATE;
 	a.in.cb_size = kPage;
 	a.in.flags = 0x100;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -EINVAL);
+	// No CB mapping into the device's address space on this device.
+	a.in.flags = HL_CB_FLAGS_MAP;
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -EINVAL);
 	a = {};
 	a.in.op = 9;
@@ -1001,10 +1007,16 @@ TEST_F(Sim, WaitCs)
 	hl_wait_cs_args wa{};
 	wa.in.seq = seq;
 	wa.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT;
-	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL);
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EPERM)
+		<< "no user interrupts";
 	wa = {};
 	wa.in.seq = seq;
 	wa.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EPERM)
+		<< "Gaudi2 has no multi-CS wait";
+	wa = {};
+	wa.in.seq = seq;
+	wa.in.flags = 0x40;
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL);
 	wa = {};
 	wa.in.seq = seq;

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jobs: validated copy descriptors holding references on their regions.
+ *
+ * A synchronous single copy builds its job on the caller's stack and
+ * moves it to the heap only when it has to wait in a channel's queue;
+ * everything else is allocated, charged to the caller's memory cgroup.
+ */
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "hl_ipc.h"
+
+void hl_ipc_job_init(struct hl_ipc_job *job)
+{
+	memset(job, 0, sizeof(*job));
+	kref_init(&job->ref);
+	INIT_LIST_HEAD(&job->node);
+	job->segs = &job->one;
+}
+
+struct hl_ipc_job *hl_ipc_job_alloc(u32 nsegs)
+{
+	struct hl_ipc_job *job;
+
+	job = kmalloc(struct_size(job, more, nsegs > 1 ? nsegs : 0),
+		      GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return NULL;
+	hl_ipc_job_init(job);
+	job->heap = true;
+	if (nsegs > 1)
+		job->segs = job->more;
+	atomic_inc(&hl_ipc_stats.jobs);
+	return job;
+}
+
+/* Drop the regions of a job that never left its builder's hands. */
+void hl_ipc_job_release(struct hl_ipc_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->nsegs; i++) {
+		hl_ipc_region_put(job->segs[i].src);
+		hl_ipc_region_put(job->segs[i].dst);
+	}
+	job->nsegs = 0;
+}
+
+/*
+ * Move a one-copy job built on the stack to the heap, with its region
+ * references; the stack job is left empty.  NULL when out of memory
+ * (the stack job then still holds its references).
+ */
+struct hl_ipc_job *hl_ipc_job_move(struct hl_ipc_job *job)
+{
+	struct hl_ipc_job *heap = hl_ipc_job_alloc(1);
+
+	if (!heap)
+		return NULL;
+	heap->one = job->one;
+	heap->nsegs = job->nsegs;
+	job->nsegs = 0;
+	return heap;
+}
+
+static void hl_ipc_job_free(struct kref *ref)
+{
+	struct hl_ipc_job *job = container_of(ref, struct hl_ipc_job, ref);
+
+	hl_ipc_job_release(job);
+	kfree(job);
+	atomic_dec(&hl_ipc_stats.jobs);
+}
+
+/* Only for jobs from hl_ipc_job_alloc(). */
+void hl_ipc_job_put(struct hl_ipc_job *job)
+{
+	kref_put(&job->ref, hl_ipc_job_free);
+}
+
+u64 hl_ipc_job_bytes(const struct hl_ipc_job *job)
+{
+	u64 bytes = 0;
+	u32 i;
+
+	for (i = 0; i < job->nsegs; i++)
+		bytes += job->segs[i].len;
+	return bytes;
+}
+
+static int hl_ipc_check_range(const struct hl_ipc_region *r, u64 off, u64 len)
+{
+	u64 end;
+
+	if (check_add_overflow(off, len, &end) || end > r->size)
+		return -ERANGE;
+	return 0;
+}
+
+/*
+ * Two regions over the same memory (one dma-buf or one user range
+ * registered twice, or a region with itself) may overlap although their
+ * kernel mappings differ, so neither memcpy nor memmove on those
+ * mappings is safe.  Where the ranges overlap, copy in pieces no longer
+ * than the distance between them, in the order that never overwrites
+ * bytes still to be read.
+ */
+static void hl_ipc_seg_geometry(struct hl_ipc_seg *seg)
+{
+	const struct hl_ipc_region *s = seg->src, *d = seg->dst;
+	u64 from, to, dist;
+
+	if (s->backing != d->backing)
+		return;
+	from = s->base + seg->src_off;
+	to = d->base + seg->dst_off;
+	dist = from > to ? from - to : to - from;
+	if (dist >= seg->len)
+		return;			/* no overlap */
+	seg->backward = to > from;
+	seg->memmove = (uintptr_t)s->vaddr - s->base ==
+		       (uintptr_t)d->vaddr - d->base;
+	seg->piece = dist;		/* 0: the copy is a no-op */
+	if (!dist)
+		seg->len = 0;
+}
+
+/*
+ * Validate one descriptor into the job's next segment.  On error the
+ * segment holds no references and the job is unchanged.
+ */
+int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
+		   const struct hl_ipc_copy_desc *d)
+{
+	struct hl_ipc_seg *seg = &job->segs[job->nsegs];
+	int ret;
+
+	if (!d->length)
+		return -EINVAL;
+	memset(seg, 0, sizeof(*seg));
+	seg->src = hl_ipc_region_get(ctx, d->src_cookie, false);
+	if (IS_ERR(seg->src))
+		return PTR_ERR(seg->src);
+	seg->dst = hl_ipc_region_get(ctx, d->dst_cookie, true);
+	if (IS_ERR(seg->dst)) {
+		ret = PTR_ERR(seg->dst);
+		goto err_src;
+	}
+	ret = hl_ipc_check_range(seg->src, d->src_offset, d->length);
+	if (!ret)
+		ret = hl_ipc_check_range(seg->dst, d->dst_offset, d->length);
+	if (ret)
+		goto err_dst;
+	seg->src_off = d->src_offset;
+	seg->dst_off = d->dst_offset;
+	seg->len = d->length;
+	hl_ipc_seg_geometry(seg);
+	job->nsegs++;
+	return 0;
+
+err_dst:
+	hl_ipc_region_put(seg->dst);
+err_src:
+	hl_ipc_region_put(seg->src);
+	return ret;
+}
