@@ -42,8 +42,14 @@
 #define SIM_MMAP_TYPE_CB	(0x2ull << 47)
 #define SIM_MMAP_ID_MASK	0xffffffffull
 
-/* CSs in flight per context, as the real driver's max_pending_cs. */
-#define SIM_MAX_PENDING_CS	256
+/*
+ * CSs in flight per context: Gaudi2's max_pending_cs.  The fences of the
+ * last this many CSs are kept too (a power of two: indexed by seq).
+ */
+#define SIM_MAX_PENDING_CS	64
+
+/* Outcomes of timestamped CSs kept past their fence, as the driver's. */
+#define SIM_CS_OUTCOMES		256
 
 /* LIN_DMA packets (non-zero size) in one CS. */
 #define SIM_MAX_CS_DMA_OPS	65536
@@ -186,6 +192,19 @@ struct sim_cb {
 	atomic_t cs_cnt;		/* CSs in flight that use it */
 };
 
+/*
+ * How a completed CS ended.  The real driver answers a wait on one of the
+ * last max_pending_cs CSs from its fence, on an older timestamped one from
+ * an outcome store (once), and calls the rest "gone".
+ */
+struct sim_fence {
+	u64 seq;			/* 0: empty */
+	u64 age;			/* outcomes: push order, oldest lost */
+	s64 timestamp_ns;
+	int error;
+	bool has_timestamp;
+};
+
 /* Per-open state.  A control open has only sdev and control set. */
 struct sim_ctx {
 	struct sim_device *sdev;
@@ -205,6 +224,9 @@ struct sim_ctx {
 	unsigned int cs_pending_count;
 	unsigned long cs_pending_ops;	/* their LIN_DMA packets */
 	u64 last_seq;
+	struct sim_fence fences[SIM_MAX_PENDING_CS];	/* by seq % size */
+	struct sim_fence outcomes[SIM_CS_OUTCOMES];
+	u64 outcome_age;
 	atomic_t aborting;		/* set at release */
 	wait_queue_head_t abort_wq;
 	atomic64_t cs_drops[SIM_DROP_NR];

@@ -329,6 +329,59 @@ static void sim_cs_timed_out(struct sim_cs *cs)
 	sim_notify(cs->ctx, HL_NOTIFIER_EVENT_CS_TIMEOUT);
 }
 
+/* Keeps how @cs ended for later waits; under cs_lock. */
+static void sim_cs_record(struct sim_ctx *ctx, const struct sim_cs *cs)
+{
+	struct sim_fence f = {
+		.seq = cs->seq,
+		.timestamp_ns = cs->timestamp_ns,
+		.error = cs->error,
+		.has_timestamp = cs->want_timestamp,
+	};
+	struct sim_fence *slot = NULL;
+	unsigned int i;
+
+	ctx->fences[cs->seq % SIM_MAX_PENDING_CS] = f;
+	if (!cs->want_timestamp)
+		return;
+	/* A free outcome, else the oldest one is lost. */
+	for (i = 0; i < SIM_CS_OUTCOMES; i++) {
+		struct sim_fence *o = &ctx->outcomes[i];
+
+		if (!o->seq) {
+			slot = o;
+			break;
+		}
+		if (!slot || o->age < slot->age)
+			slot = o;
+	}
+	f.age = ++ctx->outcome_age;
+	*slot = f;
+}
+
+/*
+ * The fence of a completed CS @seq: its own while among the last
+ * SIM_MAX_PENDING_CS, else its outcome, which is taken; under cs_lock.
+ */
+static bool sim_cs_find_fence(struct sim_ctx *ctx, u64 seq,
+			      struct sim_fence *fence)
+{
+	unsigned int i;
+
+	if (seq + SIM_MAX_PENDING_CS > ctx->last_seq) {
+		*fence = ctx->fences[seq % SIM_MAX_PENDING_CS];
+		return fence->seq == seq;
+	}
+	for (i = 0; i < SIM_CS_OUTCOMES; i++) {
+		if (ctx->outcomes[i].seq == seq) {
+			*fence = ctx->outcomes[i];
+			ctx->outcomes[i].seq = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void sim_cs_work(struct work_struct *work)
 {
 	struct sim_cs *cs = container_of(work, struct sim_cs, work);
@@ -370,6 +423,7 @@ static void sim_cs_work(struct work_struct *work)
 			atomic_dec(&cs->jobs[i].cb->cs_cnt);
 
 	spin_lock(&ctx->cs_lock);
+	sim_cs_record(ctx, cs);
 	list_del(&cs->node);
 	ctx->cs_pending_count--;
 	ctx->cs_pending_ops -= cs->nops;
@@ -525,13 +579,34 @@ err:
 	return rc;
 }
 
+/* A wait's answer for a completed CS, as the real driver gives it. */
+static int sim_wait_cs_done(union hl_wait_cs_args *args,
+			    const struct sim_fence *fence)
+{
+	if (fence->error == -ETIMEDOUT) {
+		args->out.status = HL_WAIT_CS_STATUS_TIMEDOUT;
+		return -ETIMEDOUT;
+	}
+	if (fence->error) {
+		args->out.status = HL_WAIT_CS_STATUS_ABORTED;
+		return -EIO;
+	}
+	args->out.status = HL_WAIT_CS_STATUS_COMPLETED;
+	if (fence->has_timestamp) {
+		args->out.flags = HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
+		args->out.timestamp_nsec = fence->timestamp_ns;
+	}
+	return 0;
+}
+
 int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args)
 {
 	struct hl_wait_cs_in in = args->in;
+	struct sim_fence fence = {};
 	struct sim_cs *cs = NULL, *it;
+	bool found;
 	long left;
-	bool done;
-	int rc = 0;
+	int rc;
 
 	/*
 	 * As on Gaudi2 with no user interrupts (the driver checks that
@@ -557,18 +632,21 @@ int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args)
 			break;
 		}
 	}
+	found = cs || sim_cs_find_fence(ctx, in.seq, &fence);
 	spin_unlock(&ctx->cs_lock);
 
 	memset(args, 0, sizeof(*args));
-	if (!cs) {
-		/* Completed and retired: as the real driver, "gone". */
+	if (!found) {
+		/* Completed long ago: as the real driver, "gone". */
 		args->out.status = HL_WAIT_CS_STATUS_COMPLETED;
 		args->out.flags = HL_WAIT_CS_STATUS_FLAG_GONE;
 		return 0;
 	}
+	if (!cs)
+		return sim_wait_cs_done(args, &fence);
 
 	if (!in.timeout_us) {
-		done = completion_done(&cs->done);
+		left = completion_done(&cs->done);
 	} else {
 		left = wait_for_completion_interruptible_timeout(&cs->done,
 			in.timeout_us > UINT_MAX ? MAX_SCHEDULE_TIMEOUT :
@@ -577,23 +655,16 @@ int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args)
 			sim_cs_put(cs);
 			return -EINTR;
 		}
-		done = left > 0;
 	}
 
-	if (!done) {
-		args->out.status = HL_WAIT_CS_STATUS_BUSY;
-	} else if (cs->error == -ETIMEDOUT) {
-		args->out.status = HL_WAIT_CS_STATUS_TIMEDOUT;
-		rc = -ETIMEDOUT;
-	} else if (cs->error) {
-		args->out.status = HL_WAIT_CS_STATUS_ABORTED;
-		rc = -EIO;
+	if (left) {
+		fence.error = cs->error;
+		fence.has_timestamp = cs->want_timestamp;
+		fence.timestamp_ns = cs->timestamp_ns;
+		rc = sim_wait_cs_done(args, &fence);
 	} else {
-		args->out.status = HL_WAIT_CS_STATUS_COMPLETED;
-		if (cs->want_timestamp) {
-			args->out.flags = HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
-			args->out.timestamp_nsec = cs->timestamp_ns;
-		}
+		args->out.status = HL_WAIT_CS_STATUS_BUSY;
+		rc = 0;
 	}
 	sim_cs_put(cs);
 	return rc;

@@ -111,7 +111,7 @@ static int sim_open(struct inode *inode, struct file *file)
 	bool control = iminor(inode) & 1;
 	struct sim_ctx *ctx;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kvzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
 	ctx->sdev = sdev;
@@ -130,7 +130,7 @@ static int sim_open(struct inode *inode, struct file *file)
 		if (sdev->compute_busy) {
 			mutex_unlock(&sdev->open_lock);
 			mutex_destroy(&ctx->notify_lock);
-			kfree(ctx);
+			kvfree(ctx);
 			return -EBUSY;
 		}
 		sdev->compute_busy = true;
@@ -173,7 +173,7 @@ static int sim_release(struct inode *inode, struct file *file)
 	idr_destroy(&ctx->cbs);
 	mutex_destroy(&ctx->notify_lock);
 	mutex_destroy(&ctx->lock);
-	kfree(ctx);
+	kvfree(ctx);
 	return 0;
 }
 

@@ -153,7 +153,7 @@ TEST_F(SimLimits, CommandBuffersPerOpenAreBounded)
 }
 
 // Pending CS work is bounded by its LIN_DMA packets too, not only by the
-// number of CSs (256): a CS that would go past 65536 pending packets gets
+// number of CSs (64): a CS that would go past 65536 pending packets gets
 // EAGAIN and is counted as a queue-full drop.
 TEST_F(SimLimits, PendingCsWorkIsBounded)
 {

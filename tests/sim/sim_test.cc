@@ -817,9 +817,8 @@ TEST_F(Sim, LinDmaRoundTrip)
 	uint32_t st, fl;
 	ASSERT_EQ(d.wait(seq, 10000000, &st, &fl), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
-	if (!(fl & HL_WAIT_CS_STATUS_FLAG_GONE)) {
-		EXPECT_TRUE(fl & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
-	}
+	// Done or not when the wait came, a recent CS has its fence.
+	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 	EXPECT_EQ(memcmp(hp, b.map->data(), 2 * kPage), 0);
 	EXPECT_EQ(d.cb_destroy(cb1), 0);
 	EXPECT_EQ(d.cb_destroy(cb2), 0);
@@ -991,10 +990,10 @@ TEST_F(Sim, WaitCs)
 	EXPECT_EQ(fl & HL_WAIT_CS_STATUS_FLAG_GONE, 0u);
 	set_cs_delay_ms(0);
 
-	// Retired CSs report completion with the GONE flag.
+	// A completed CS keeps its fence: waits answer as at completion.
 	EXPECT_EQ(d.wait(seq, 0, &st, &fl), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
-	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_GONE);
+	EXPECT_EQ(fl, 0u);
 	EXPECT_EQ(stats()["command_submissions"], 0);
 
 	// Sequence numbers grow by one per CS.
@@ -1045,6 +1044,65 @@ TEST_F(Sim, WaitCs)
 	drop_devbuf(d, &a);
 }
 
+// As the real driver: the last 64 CSs keep their fences, older
+// timestamped ones an outcome that one wait takes, the rest are gone.
+TEST_F(Sim, WaitCsOnOlderCompletedCs)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a;
+	make_devbuf(d, kPage, &a);
+	std::vector<uint32_t> w;
+	put_lin_dma(w, a.va + 2048, a.va, 1024);
+	uint64_t cb;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	hl_cs_chunk c{};
+	c.cb_handle = cb;
+	c.cb_size = w.size() * 4;
+	c.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
+
+	uint64_t plain, stamped, seq = 0;
+	uint32_t st, fl;
+	ASSERT_EQ(d.cs({c}, &plain), 0);
+	ASSERT_EQ(d.cs({c}, &stamped, HL_CS_FLAGS_TIMESTAMP), 0);
+	ASSERT_EQ(d.wait(stamped, 10000000, &st), 0);
+	for (int i = 0; i < 63; i++) {
+		ASSERT_EQ(d.cs({c}, &seq), 0);
+		ASSERT_EQ(d.wait(seq, 10000000, &st), 0);
+	}
+	// stamped + 63 == seq: still among the last 64, any number of waits.
+	hl_wait_cs_args wa{};
+	for (int i = 0; i < 2; i++) {
+		wa = {};
+		wa.in.seq = stamped;
+		ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), 0);
+		EXPECT_EQ(wa.out.status, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+		EXPECT_EQ(wa.out.flags,
+			  (uint32_t)HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	}
+	uint64_t ts = wa.out.timestamp_nsec;
+	EXPECT_GT(ts, 0u);
+	EXPECT_EQ(d.wait(plain, 0, &st, &fl), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_GONE) << "65 CSs ago";
+
+	// One more CS: the timestamped one answers once from its outcome.
+	ASSERT_EQ(d.cs({c}, &seq), 0);
+	ASSERT_EQ(d.wait(seq, 10000000, &st), 0);
+	wa = {};
+	wa.in.seq = stamped;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), 0);
+	EXPECT_EQ(wa.out.status, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(wa.out.flags, (uint32_t)HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	EXPECT_EQ(wa.out.timestamp_nsec, ts);
+	EXPECT_EQ(d.wait(stamped, 0, &st, &fl), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_GONE) << "taken";
+
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	drop_devbuf(d, &a);
+}
+
 // One CS may carry at most 65536 LIN_DMA packets: bounded kernel memory.
 TEST_F(Sim, CsPacketLimit)
 {
@@ -1085,7 +1143,7 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
 	set_cs_delay_ms(60 * 1000);
 
-	// At most 256 CSs in flight per context, then EAGAIN.
+	// At most 64 CSs in flight per context (Gaudi2), then EAGAIN.
 	int rc = 0, accepted = 0;
 	while (accepted < 1000) {
 		rc = d.cs_one(cb, w.size() * 4, &seq);
@@ -1096,8 +1154,8 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 		accepted++;
 	}
 	EXPECT_EQ(rc, -EAGAIN);
-	EXPECT_EQ(accepted, 256);
-	EXPECT_EQ(stats()["command_submissions"], 256);
+	EXPECT_EQ(accepted, 64);
+	EXPECT_EQ(stats()["command_submissions"], 64);
 
 	// A signal ends a wait with EINTR.
 	struct sigaction sa{}, old{};
@@ -1116,7 +1174,7 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 	sigaction(SIGUSR1, &old, nullptr);
 	EXPECT_EQ(wait_rc.load(), -EINTR);
 
-	// Closing the device aborts all 256 at once (not 256 minutes).
+	// Closing the device aborts all 64 at once (not 64 minutes).
 	EXPECT_EQ(d.cb_destroy(cb), 0);
 	a.map.reset();
 	close(a.fd);
