@@ -41,7 +41,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DHL_SANITIZE=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
 step "VM boot time per kernel"
-while read -r series kver; do
+while read -r _ kver; do
 	tools/vm/run-vm --kernel "$kver" --timeout 300 -- true 2>&1 |
 		grep -E 'booted|accel' || true
 done < <(tools/vm/kernels.sh; echo "debug debug")

@@ -98,7 +98,7 @@ mkfifo /run/holder.in
 "$HOLDER" --device /dev/hlsim0 </run/holder.in >/run/holder.out 2>&1 &
 HOLDER_PID=$!
 exec 7>/run/holder.in
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	grep -q ready /run/holder.out && break
 	sleep 0.1
 done
