@@ -116,18 +116,17 @@ for k in ${OTHERS[@]+"${OTHERS[@]}"}; do
 done
 
 step "the installed module: DKMS's, with the package's version"
-for m in habanalabs_ipc; do
-	path=$(modinfo -n "$m") || fail "modprobe does not know $m"
-	case $path in
-	"$MODDIR/$m.ko" | "$MODDIR/$m.ko."*) ;;
-	*) fail "modinfo finds $m at $path, not in $MODDIR" ;;
-	esac
-	copies=$(ours | grep -c "/lib/modules/$KVER/.*/$m\.ko")
-	[ "$copies" = 1 ] || fail "$copies files of $m in /lib/modules/$KVER"
-	v=$(modinfo -F version "$m")
-	[ "$v" = "$VERSION" ] || fail "modinfo $m: version '$v', not $VERSION"
-	echo "ok: $m: $path, version $v"
-done
+m=habanalabs_ipc
+path=$(modinfo -n "$m") || fail "modprobe does not know $m"
+case $path in
+"$MODDIR/$m.ko" | "$MODDIR/$m.ko."*) ;;
+*) fail "modinfo finds $m at $path, not in $MODDIR" ;;
+esac
+copies=$(ours | grep -c "/lib/modules/$KVER/.*/$m\.ko")
+[ "$copies" = 1 ] || fail "$copies files of $m in /lib/modules/$KVER"
+v=$(modinfo -F version "$m")
+[ "$v" = "$VERSION" ] || fail "modinfo $m: version '$v', not $VERSION"
+echo "ok: $m: $path, version $v"
 
 step "the tools package: group hl, udev rules, modprobe.d, man page, completion"
 getent group hl >/dev/null || fail "group hl was not created"
