@@ -156,10 +156,15 @@ timed modprobe-ipc modprobe habanalabs_ipc
 	fail "the loaded habanalabs_ipc has version $(cat /sys/module/habanalabs_ipc/version)"
 # The GNU build id tells this build from the build tree's.
 note=$(od -An -tx1 -v /sys/module/habanalabs_ipc/notes/.note.gnu.build-id | tr -d ' \n')
-id=$(readelf -n "$MODDIR/habanalabs_ipc.ko" | awk '/Build ID:/ { print $3 }')
+# DKMS compresses the module as the kernel's own (xz on 6.12).
+elf=$path
+case $path in
+*.ko.xz) elf=/run/out/installed.ko; xz -dc "$path" >"$elf" || fail "cannot unpack $path" ;;
+esac
+id=$(readelf -n "$elf" | awk '/Build ID:/ { print $3 }')
 [ -n "$id" ] && [ "${note%"$id"}" != "$note" ] ||
-	fail "the loaded habanalabs_ipc (note $note) is not $MODDIR/habanalabs_ipc.ko (build id $id)"
-echo "ok: the loaded habanalabs_ipc is $MODDIR/habanalabs_ipc.ko (build id $id)"
+	fail "the loaded habanalabs_ipc (note $note) is not $path (build id $id)"
+echo "ok: the loaded habanalabs_ipc is $path (build id $id)"
 udevadm settle --timeout=60 || fail "udevadm settle timed out"
 expect_mode /dev/hl_ipc "hl 660"
 modprobe -r habanalabs_ipc || fail "modprobe -r habanalabs_ipc"
@@ -169,8 +174,8 @@ insmod "$HL_KMOD_DIR/habanalabs_sim.ko" num_devices=2 || fail "insmod habanalabs
 udevadm settle --timeout=60 || fail "udevadm settle timed out"
 [ -d /sys/module/habanalabs_ipc ] || fail "udev did not load habanalabs_ipc"
 note=$(od -An -tx1 -v /sys/module/habanalabs_ipc/notes/.note.gnu.build-id | tr -d ' \n')
-[ "${note%"$id"}" != "$note" ] || fail "udev loaded another habanalabs_ipc than $MODDIR/habanalabs_ipc.ko"
-echo "ok: udev loaded $MODDIR/habanalabs_ipc.ko"
+[ "${note%"$id"}" != "$note" ] || fail "udev loaded another habanalabs_ipc than $path"
+echo "ok: udev loaded $path"
 for n in /dev/hl_ipc /dev/hlsim0 /dev/hlsim1 /dev/hlsim_controlD0; do
 	expect_mode "$n" "hl 660"
 done
