@@ -60,10 +60,19 @@ struct hl_ipc_devid {
 
 int hl_ipc_devid_from_fd(int fd, bool host, struct hl_ipc_devid *id);
 
-/* Global counters, exported through sysfs (hl_ipc_stats.c). */
+/*
+ * Global counters, exported through sysfs (hl_ipc_stats.c).  Those every
+ * copy updates are per CPU, so copies on different CPUs share no cache
+ * line.
+ */
+struct hl_ipc_pcpu_stats {
+	unsigned long copies;	/* completed copy jobs */
+	unsigned long bytes;	/* bytes copied */
+};
+
+DECLARE_PER_CPU(struct hl_ipc_pcpu_stats, hl_ipc_pcpu_stats);
+
 struct hl_ipc_stats {
-	atomic64_t copies;	/* completed copy jobs */
-	atomic64_t bytes;	/* bytes copied */
 	atomic64_t errors;	/* jobs that ended with an error */
 	atomic64_t lookup_failures;	/* cookies not found or not usable */
 	atomic_t contexts;
@@ -152,6 +161,9 @@ int hl_ipc_region_query(struct hl_ipc_ctx *ctx,
 			struct hl_ipc_region_query *args);
 struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 					bool write);
+struct hl_ipc_region *hl_ipc_region_get_entered(struct hl_ipc_ctx *ctx,
+						u64 cookie, bool write);
+void hl_ipc_region_hold(struct hl_ipc_region *r);
 void hl_ipc_region_put(struct hl_ipc_region *r);
 void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx);
 bool hl_ipc_region_enter(struct hl_ipc_region *r);
@@ -194,6 +206,7 @@ struct hl_ipc_job {
 	bool cancel;			/* stop at the next chunk */
 	bool async;			/* charged to the user's job count */
 	bool heap;			/* from hl_ipc_job_alloc() */
+	bool entered;			/* segments inside their regions */
 	u32 nsegs;
 	/* Progress, so that a job can be copied in several slices. */
 	u32 cur_seg;
@@ -203,7 +216,7 @@ struct hl_ipc_job {
 	struct hl_ipc_seg more[];
 };
 
-void hl_ipc_job_init(struct hl_ipc_job *job);
+void hl_ipc_job_init(struct hl_ipc_job *job, bool entered);
 struct hl_ipc_job *hl_ipc_job_alloc(u32 nsegs);
 struct hl_ipc_job *hl_ipc_job_move(struct hl_ipc_job *job);
 void hl_ipc_job_put(struct hl_ipc_job *job);
@@ -241,8 +254,8 @@ struct hl_ipc_channel {
 	struct xarray errors;		/* seq -> failed job's -errno */
 
 	struct list_head gnode;		/* global list, for debugfs */
-	atomic64_t copies;
-	atomic64_t bytes;
+	u64 copies;			/* under lock */
+	u64 bytes;			/* under lock */
 	atomic64_t failures;
 };
 

@@ -106,7 +106,7 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 				  struct hl_ipc_job *job, int status)
 {
 	struct hl_ipc_ctx *ctx = ch->ctx;
-	u64 bytes;
+	u64 bytes = 0;
 
 	if (status) {
 		hl_ipc_channel_record_error(ch, job->seq, status);
@@ -114,24 +114,23 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 		atomic64_inc(&hl_ipc_stats.errors);
 	} else {
 		bytes = hl_ipc_job_bytes(job);
-		atomic64_inc(&ch->copies);
-		atomic64_add(bytes, &ch->bytes);
-		atomic64_inc(&hl_ipc_stats.copies);
-		atomic64_add(bytes, &hl_ipc_stats.bytes);
+		this_cpu_inc(hl_ipc_pcpu_stats.copies);
+		this_cpu_add(hl_ipc_pcpu_stats.bytes, bytes);
 	}
 	if (job->async)
 		hl_ipc_user_uncharge(&ctx->user->jobs);
 
 	spin_lock(&ch->lock);
+	if (!status) {
+		ch->copies++;
+		ch->bytes += bytes;
+	}
 	job->status = status;
 	WRITE_ONCE(job->done, true);
-	ch->completed_seq = job->seq;
-	spin_unlock(&ch->lock);
+	WRITE_ONCE(ch->completed_seq, job->seq);
 	if (wq_has_sleeper(&ctx->poll_wq))
 		wake_up_interruptible(&ctx->poll_wq);
-
-	spin_lock(&ch->lock);
-	ch->running = NULL;
+	WRITE_ONCE(ch->running, NULL);
 	if (!ch->dead && !list_empty(&ch->pending))
 		queue_work(hl_ipc_wq, &ch->work);
 	spin_unlock(&ch->lock);
@@ -512,21 +511,21 @@ void hl_ipc_channels_show(struct seq_file *m)
 	seq_puts(m, "# id tgid src(kind:major:index) dst next_seq completed_seq pending busy copies bytes errors\n");
 	mutex_lock(&hl_ipc_channels_lock);
 	list_for_each_entry(ch, &hl_ipc_channels, gnode) {
-		u64 next, done;
+		u64 next, done, copies, bytes;
 		bool busy;
 
 		spin_lock(&ch->lock);
 		next = ch->next_seq;
 		done = ch->completed_seq;
 		busy = !!ch->running;
+		copies = ch->copies;
+		bytes = ch->bytes;
 		spin_unlock(&ch->lock);
-		seq_printf(m, "%u %d %u:%u:%u %u:%u:%u %llu %llu %llu %d %lld %lld %lld\n",
+		seq_printf(m, "%u %d %u:%u:%u %u:%u:%u %llu %llu %llu %d %llu %llu %lld\n",
 			   ch->id, ch->tgid,
 			   ch->src.kind, ch->src.major, ch->src.index,
 			   ch->dst.kind, ch->dst.major, ch->dst.index,
-			   next, done, next - done, busy,
-			   (s64)atomic64_read(&ch->copies),
-			   (s64)atomic64_read(&ch->bytes),
+			   next, done, next - done, busy, copies, bytes,
 			   (s64)atomic64_read(&ch->failures));
 	}
 	mutex_unlock(&hl_ipc_channels_lock);

@@ -6,10 +6,11 @@
  * copy is a chunked memcpy.  A step copies up to a byte budget of a job
  * from where the previous step stopped, so a work item can hand the CPU
  * to other channels between slices of a large job.  Around each step the
- * engine is inside both regions' memory (hl_ipc_region_enter) with CPU
- * access begun on dma-bufs; between chunks it reschedules and checks
- * whether to stop: a region was revoked (-ENOENT), the job was cancelled
- * (-ECANCELED), or, in the submitting thread, a fatal signal (-EINTR).
+ * engine is inside both regions' memory (hl_ipc_region_enter, unless the
+ * job was built inside them) with CPU access begun on dma-bufs; between
+ * chunks it reschedules and checks whether to stop: a region was revoked
+ * (-ENOENT), the job was cancelled (-ECANCELED), or, in the submitting
+ * thread, a fatal signal (-EINTR).
  */
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -61,9 +62,10 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 	u64 chunk = READ_ONCE(hl_ipc_chunk_size);
 	int ret = 0;
 
-	if (!hl_ipc_region_enter(seg->src))
+	/* A job built inside its regions is still inside. */
+	if (!job->entered && !hl_ipc_region_enter(seg->src))
 		return -ENOENT;
-	if (!hl_ipc_region_enter(seg->dst)) {
+	if (!job->entered && !hl_ipc_region_enter(seg->dst)) {
 		ret = -ENOENT;
 		goto out_src;
 	}
@@ -94,9 +96,11 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 out_cpu_src:
 	hl_ipc_region_end_cpu(seg->src);
 out_dst:
-	hl_ipc_region_leave(seg->dst);
+	if (!job->entered)
+		hl_ipc_region_leave(seg->dst);
 out_src:
-	hl_ipc_region_leave(seg->src);
+	if (!job->entered)
+		hl_ipc_region_leave(seg->src);
 	return ret;
 }
 

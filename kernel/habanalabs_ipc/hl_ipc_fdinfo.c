@@ -28,20 +28,20 @@ static void hl_ipc_fdinfo_region(struct seq_file *m, struct hl_ipc_region *r)
 
 static void hl_ipc_fdinfo_channel(struct seq_file *m, struct hl_ipc_channel *ch)
 {
-	u64 submitted, completed;
+	u64 submitted, completed, copies, bytes;
 	bool busy;
 
 	spin_lock(&ch->lock);
 	submitted = ch->next_seq;
 	completed = ch->completed_seq;
 	busy = !!ch->running;
+	copies = ch->copies;
+	bytes = ch->bytes;
 	spin_unlock(&ch->lock);
-	seq_printf(m, "hl_ipc-channel:\tid=%u src=%u:%u:%u dst=%u:%u:%u submitted=%llu completed=%llu busy=%d copies=%lld bytes=%lld errors=%lld\n",
+	seq_printf(m, "hl_ipc-channel:\tid=%u src=%u:%u:%u dst=%u:%u:%u submitted=%llu completed=%llu busy=%d copies=%llu bytes=%llu errors=%lld\n",
 		   ch->id, ch->src.kind, ch->src.major, ch->src.index,
 		   ch->dst.kind, ch->dst.major, ch->dst.index,
-		   submitted, completed, busy,
-		   (s64)atomic64_read(&ch->copies),
-		   (s64)atomic64_read(&ch->bytes),
+		   submitted, completed, busy, copies, bytes,
 		   (s64)atomic64_read(&ch->failures));
 }
 

@@ -145,7 +145,7 @@ static long hl_ipc_ioctl_copy(struct hl_ipc_ctx *ctx, void __user *uarg)
 		}
 	} else {
 		job = &stack_job;
-		hl_ipc_job_init(job);
+		hl_ipc_job_init(job, true);
 	}
 	d = (struct hl_ipc_copy_desc) {
 		.src_cookie = a.src_cookie, .src_offset = a.src_offset,

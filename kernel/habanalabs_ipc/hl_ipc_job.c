@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Jobs: validated copy descriptors holding references on their regions.
+ * Jobs: validated copy descriptors holding their regions.
  *
- * A synchronous single copy builds its job on the caller's stack and
- * moves it to the heap only when it has to wait in a channel's queue;
- * everything else is allocated, charged to the caller's memory cgroup.
+ * A synchronous single copy builds its job on the caller's stack, inside
+ * its regions (hl_ipc_region_get_entered()) rather than holding
+ * references, which is all a copy that runs at once needs.  Only when it
+ * has to wait in a channel's queue does it move to the heap and trade
+ * that for references: a job must never sit in a queue inside a region,
+ * or a deregistration would wait for the queue.  Everything else is
+ * allocated, charged to the caller's memory cgroup, with references.
  */
 #include <linux/minmax.h>
 #include <linux/overflow.h>
@@ -13,12 +17,13 @@
 
 #include "hl_ipc.h"
 
-void hl_ipc_job_init(struct hl_ipc_job *job)
+void hl_ipc_job_init(struct hl_ipc_job *job, bool entered)
 {
 	memset(job, 0, sizeof(*job));
 	kref_init(&job->ref);
 	INIT_LIST_HEAD(&job->node);
 	job->segs = &job->one;
+	job->entered = entered;
 }
 
 struct hl_ipc_job *hl_ipc_job_alloc(u32 nsegs)
@@ -29,12 +34,22 @@ struct hl_ipc_job *hl_ipc_job_alloc(u32 nsegs)
 		      GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return NULL;
-	hl_ipc_job_init(job);
+	hl_ipc_job_init(job, false);
 	job->heap = true;
 	if (nsegs > 1)
 		job->segs = job->more;
 	atomic_inc(&hl_ipc_stats.jobs);
 	return job;
+}
+
+/* Let go of a region the job holds, whichever way it holds it. */
+static void hl_ipc_job_drop_region(const struct hl_ipc_job *job,
+				   struct hl_ipc_region *r)
+{
+	if (job->entered)
+		hl_ipc_region_leave(r);
+	else
+		hl_ipc_region_put(r);
 }
 
 /* Drop the regions of a job that never left its builder's hands. */
@@ -43,16 +58,16 @@ void hl_ipc_job_release(struct hl_ipc_job *job)
 	u32 i;
 
 	for (i = 0; i < job->nsegs; i++) {
-		hl_ipc_region_put(job->segs[i].src);
-		hl_ipc_region_put(job->segs[i].dst);
+		hl_ipc_job_drop_region(job, job->segs[i].src);
+		hl_ipc_job_drop_region(job, job->segs[i].dst);
 	}
 	job->nsegs = 0;
 }
 
 /*
- * Move a one-copy job built on the stack to the heap, with its region
- * references; the stack job is left empty.  NULL when out of memory
- * (the stack job then still holds its references).
+ * Move a one-copy job built on the stack to the heap, holding references
+ * instead of being inside its regions; the stack job is left empty.  NULL
+ * when out of memory (the stack job then still holds its regions).
  */
 struct hl_ipc_job *hl_ipc_job_move(struct hl_ipc_job *job)
 {
@@ -62,6 +77,10 @@ struct hl_ipc_job *hl_ipc_job_move(struct hl_ipc_job *job)
 		return NULL;
 	heap->one = job->one;
 	heap->nsegs = job->nsegs;
+	if (job->entered && job->nsegs) {
+		hl_ipc_region_hold(heap->one.src);
+		hl_ipc_region_hold(heap->one.dst);
+	}
 	job->nsegs = 0;
 	return heap;
 }
@@ -141,10 +160,14 @@ int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 	if (!d->length)
 		return -EINVAL;
 	memset(seg, 0, sizeof(*seg));
-	seg->src = hl_ipc_region_get(ctx, d->src_cookie, false);
+	seg->src = job->entered ?
+		   hl_ipc_region_get_entered(ctx, d->src_cookie, false) :
+		   hl_ipc_region_get(ctx, d->src_cookie, false);
 	if (IS_ERR(seg->src))
 		return PTR_ERR(seg->src);
-	seg->dst = hl_ipc_region_get(ctx, d->dst_cookie, true);
+	seg->dst = job->entered ?
+		   hl_ipc_region_get_entered(ctx, d->dst_cookie, true) :
+		   hl_ipc_region_get(ctx, d->dst_cookie, true);
 	if (IS_ERR(seg->dst)) {
 		ret = PTR_ERR(seg->dst);
 		goto err_src;
@@ -162,8 +185,8 @@ int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 	return 0;
 
 err_dst:
-	hl_ipc_region_put(seg->dst);
+	hl_ipc_job_drop_region(job, seg->dst);
 err_src:
-	hl_ipc_region_put(seg->src);
+	hl_ipc_job_drop_region(job, seg->src);
 	return ret;
 }

@@ -8,13 +8,14 @@
  * and one that the caller may not use get the same answer (ENOENT), and
  * both are counted as failed lookups.
  *
- * Lifetime: the table holds one reference, every job that uses the region
- * holds another.  Deregistering removes the cookie, marks the region
- * revoked and then waits until no copy is inside its memory any more:
- * copies notice the revocation at their next chunk, so the wait is
- * bounded by one chunk, and once DEREGISTER returns the memory is never
- * touched again (the guarantee RDMA gives for deregistered MRs).  The
- * memory itself is released with the last reference.
+ * Lifetime: the table holds one reference, every queued job that uses the
+ * region holds another (a copy that runs at once is only inside it, see
+ * hl_ipc_region_get_entered()).  Deregistering removes the cookie, marks
+ * the region revoked and then waits until no copy is inside its memory
+ * any more: copies notice the revocation at their next chunk, so the wait
+ * is bounded by one chunk, and once DEREGISTER returns the memory is
+ * never touched again (the guarantee RDMA gives for deregistered MRs).
+ * The memory itself is released with the last reference.
  *
  * Lookups run under RCU; the struct is freed after a grace period.
  */
@@ -29,11 +30,32 @@
 
 static struct rhashtable hl_ipc_regions;
 
+/*
+ * Cookies are already uniformly random and chosen by us, not by users, so
+ * folding them is as good a hash as jhash, and cheaper on every copy.
+ */
+static u32 hl_ipc_cookie_hash(const void *data, u32 len, u32 seed)
+{
+	u64 cookie = *(const u64 *)data;
+
+	return (u32)cookie ^ (u32)(cookie >> 32) ^ seed;
+}
+
+static int hl_ipc_region_cmp(struct rhashtable_compare_arg *arg,
+			     const void *obj)
+{
+	const struct hl_ipc_region *r = obj;
+
+	return r->cookie != *(const u64 *)arg->key;
+}
+
 static const struct rhashtable_params hl_ipc_region_params = {
 	.key_len = sizeof(u64),
 	.key_offset = offsetof(struct hl_ipc_region, cookie),
 	.head_offset = offsetof(struct hl_ipc_region, hnode),
 	.automatic_shrinking = true,
+	.hashfn = hl_ipc_cookie_hash,
+	.obj_cmpfn = hl_ipc_region_cmp,
 };
 
 static void hl_ipc_region_free(struct kref *ref)
@@ -265,6 +287,13 @@ static bool hl_ipc_region_usable(const struct hl_ipc_region *r,
 	       uid_eq(r->uid, ctx->user->uid);
 }
 
+static struct hl_ipc_region *hl_ipc_region_lookup_failed(struct hl_ipc_ctx *ctx)
+{
+	atomic64_inc(&ctx->lookup_failures);
+	atomic64_inc(&hl_ipc_stats.lookup_failures);
+	return ERR_PTR(-ENOENT);
+}
+
 /*
  * Look a cookie up for use by ctx and take a reference.  Unknown,
  * revoked and another uid's regions (without HL_IPC_REGION_ANY_USER) are
@@ -281,16 +310,47 @@ struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 	if (r && (!hl_ipc_region_usable(r, ctx) || !kref_get_unless_zero(&r->ref)))
 		r = NULL;
 	rcu_read_unlock();
-	if (!r) {
-		atomic64_inc(&ctx->lookup_failures);
-		atomic64_inc(&hl_ipc_stats.lookup_failures);
-		return ERR_PTR(-ENOENT);
-	}
+	if (!r)
+		return hl_ipc_region_lookup_failed(ctx);
 	if (write && !(r->flags & HL_IPC_REGION_WRITE)) {
 		hl_ipc_region_put(r);
 		return ERR_PTR(-EROFS);
 	}
 	return r;
+}
+
+/*
+ * The same, but enter the region instead of taking a reference: cheaper
+ * for a copy that runs at once, and it keeps the region (and its memory)
+ * as well, because a deregistration waits for everyone inside.  Leave
+ * with hl_ipc_region_leave(); never stay inside while waiting for
+ * something else than the copy itself.
+ */
+struct hl_ipc_region *hl_ipc_region_get_entered(struct hl_ipc_ctx *ctx,
+						u64 cookie, bool write)
+{
+	struct hl_ipc_region *r;
+
+	rcu_read_lock();
+	r = rhashtable_lookup(&hl_ipc_regions, &cookie, hl_ipc_region_params);
+	if (r && (!hl_ipc_region_usable(r, ctx) || !hl_ipc_region_enter(r)))
+		r = NULL;
+	rcu_read_unlock();
+	if (!r)
+		return hl_ipc_region_lookup_failed(ctx);
+	if (write && !(r->flags & HL_IPC_REGION_WRITE)) {
+		hl_ipc_region_leave(r);
+		return ERR_PTR(-EROFS);
+	}
+	return r;
+}
+
+/* Turn an entered region into a referenced one. */
+void hl_ipc_region_hold(struct hl_ipc_region *r)
+{
+	/* Inside, the table's reference cannot be dropped yet. */
+	kref_get(&r->ref);
+	hl_ipc_region_leave(r);
 }
 
 int hl_ipc_region_query(struct hl_ipc_ctx *ctx, struct hl_ipc_region_query *args)

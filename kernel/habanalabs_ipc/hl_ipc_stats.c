@@ -7,12 +7,14 @@
  */
 #include <linux/debugfs.h>
 #include <linux/device.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/sysfs.h>
 
 #include "hl_ipc.h"
 
 struct hl_ipc_stats hl_ipc_stats;
+DEFINE_PER_CPU(struct hl_ipc_pcpu_stats, hl_ipc_pcpu_stats);
 static struct dentry *hl_ipc_debugfs;
 
 #define HL_IPC_STAT64(name)						\
@@ -32,8 +34,21 @@ static ssize_t name##_show(struct device *dev,				\
 }									\
 static DEVICE_ATTR_RO(name)
 
-HL_IPC_STAT64(copies);
-HL_IPC_STAT64(bytes);
+#define HL_IPC_STAT_PCPU(name)						\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	unsigned long sum = 0;						\
+	int cpu;							\
+									\
+	for_each_possible_cpu(cpu)					\
+		sum += READ_ONCE(per_cpu(hl_ipc_pcpu_stats, cpu).name);	\
+	return sysfs_emit(buf, "%lu\n", sum);				\
+}									\
+static DEVICE_ATTR_RO(name)
+
+HL_IPC_STAT_PCPU(copies);
+HL_IPC_STAT_PCPU(bytes);
 HL_IPC_STAT64(errors);
 HL_IPC_STAT64(lookup_failures);
 HL_IPC_STAT32(contexts);
