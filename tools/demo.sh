@@ -18,9 +18,10 @@ Sets up this machine (tools/setup.sh), builds the modules and tools into
 build-demo/, boots the chosen kernel (default 6.12) under QEMU with two
 emulated Gaudi devices (habanalabs_sim) and habanalabs_ipc loaded, and runs
 'hl-ipc demo' inside the guest: two processes, each owning one device,
-move buffers to each other through a channel and through the staged DMA
-path and print a table of what each path achieved.  Options after '--' go
-to 'hl-ipc demo' (see 'hl-ipc demo --help').
+move buffers to each other through a channel, through the staged DMA
+path and through UCX (the gaudi_ipc transport of uct-bridge/, built with
+the rest), and print a table of what each path achieved.  Options after
+'--' go to 'hl-ipc demo' (see 'hl-ipc demo --help').
 EOH
 		exit 0
 		;;

@@ -52,6 +52,16 @@ static void hl_ipc_job_drop_region(const struct hl_ipc_job *job,
 		hl_ipc_region_put(r);
 }
 
+/* Look a region up the way the job holds its regions. */
+static struct hl_ipc_region *hl_ipc_job_get_region(struct hl_ipc_ctx *ctx,
+						   const struct hl_ipc_job *job,
+						   u64 cookie, bool write)
+{
+	if (job->entered)
+		return hl_ipc_region_get_entered(ctx, cookie, write);
+	return hl_ipc_region_get(ctx, cookie, write);
+}
+
 /* Drop the regions of a job that never left its builder's hands. */
 void hl_ipc_job_release(struct hl_ipc_job *job)
 {
@@ -160,14 +170,10 @@ int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 	if (!d->length)
 		return -EINVAL;
 	memset(seg, 0, sizeof(*seg));
-	seg->src = job->entered ?
-		   hl_ipc_region_get_entered(ctx, d->src_cookie, false) :
-		   hl_ipc_region_get(ctx, d->src_cookie, false);
+	seg->src = hl_ipc_job_get_region(ctx, job, d->src_cookie, false);
 	if (IS_ERR(seg->src))
 		return PTR_ERR(seg->src);
-	seg->dst = job->entered ?
-		   hl_ipc_region_get_entered(ctx, d->dst_cookie, true) :
-		   hl_ipc_region_get(ctx, d->dst_cookie, true);
+	seg->dst = hl_ipc_job_get_region(ctx, job, d->dst_cookie, true);
 	if (IS_ERR(seg->dst)) {
 		ret = PTR_ERR(seg->dst);
 		goto err_src;

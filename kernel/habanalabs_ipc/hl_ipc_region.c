@@ -287,36 +287,45 @@ static bool hl_ipc_region_usable(const struct hl_ipc_region *r,
 	       uid_eq(r->uid, ctx->user->uid);
 }
 
-static struct hl_ipc_region *hl_ipc_region_lookup_failed(struct hl_ipc_ctx *ctx)
-{
-	atomic64_inc(&ctx->lookup_failures);
-	atomic64_inc(&hl_ipc_stats.lookup_failures);
-	return ERR_PTR(-ENOENT);
-}
-
 /*
- * Look a cookie up for use by ctx and take a reference.  Unknown,
+ * Look a cookie up for use by ctx and either take a reference or, with
+ * @enter, enter the region (see hl_ipc_region_get_entered()).  Unknown,
  * revoked and another uid's regions (without HL_IPC_REGION_ANY_USER) are
- * all ERR_PTR(-ENOENT); a write to a region registered without
- * HL_IPC_REGION_WRITE is -EROFS.
+ * all ERR_PTR(-ENOENT) and counted as failed lookups; a write to a region
+ * registered without HL_IPC_REGION_WRITE is -EROFS.
  */
-struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
-					bool write)
+static struct hl_ipc_region *hl_ipc_region_lookup(struct hl_ipc_ctx *ctx,
+						  u64 cookie, bool write,
+						  bool enter)
 {
 	struct hl_ipc_region *r;
 
 	rcu_read_lock();
 	r = rhashtable_lookup(&hl_ipc_regions, &cookie, hl_ipc_region_params);
-	if (r && (!hl_ipc_region_usable(r, ctx) || !kref_get_unless_zero(&r->ref)))
+	if (r && (!hl_ipc_region_usable(r, ctx) ||
+		  !(enter ? hl_ipc_region_enter(r) : kref_get_unless_zero(&r->ref))))
 		r = NULL;
 	rcu_read_unlock();
-	if (!r)
-		return hl_ipc_region_lookup_failed(ctx);
+	if (!r) {
+		atomic64_inc(&ctx->lookup_failures);
+		atomic64_inc(&hl_ipc_stats.lookup_failures);
+		return ERR_PTR(-ENOENT);
+	}
 	if (write && !(r->flags & HL_IPC_REGION_WRITE)) {
-		hl_ipc_region_put(r);
+		if (enter)
+			hl_ipc_region_leave(r);
+		else
+			hl_ipc_region_put(r);
 		return ERR_PTR(-EROFS);
 	}
 	return r;
+}
+
+/* Look a cookie up for use by ctx and take a reference. */
+struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
+					bool write)
+{
+	return hl_ipc_region_lookup(ctx, cookie, write, false);
 }
 
 /*
@@ -329,20 +338,7 @@ struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 struct hl_ipc_region *hl_ipc_region_get_entered(struct hl_ipc_ctx *ctx,
 						u64 cookie, bool write)
 {
-	struct hl_ipc_region *r;
-
-	rcu_read_lock();
-	r = rhashtable_lookup(&hl_ipc_regions, &cookie, hl_ipc_region_params);
-	if (r && (!hl_ipc_region_usable(r, ctx) || !hl_ipc_region_enter(r)))
-		r = NULL;
-	rcu_read_unlock();
-	if (!r)
-		return hl_ipc_region_lookup_failed(ctx);
-	if (write && !(r->flags & HL_IPC_REGION_WRITE)) {
-		hl_ipc_region_leave(r);
-		return ERR_PTR(-EROFS);
-	}
-	return r;
+	return hl_ipc_region_lookup(ctx, cookie, write, true);
 }
 
 /* Turn an entered region into a referenced one. */

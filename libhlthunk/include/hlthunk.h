@@ -996,6 +996,69 @@ hlthunk_public int hlthunk_ipc_wait(uint32_t channel_id, uint64_t seq,
 /* The fd of /dev/hl_ipc this process uses, for poll(); negative errno. */
 hlthunk_public int hlthunk_ipc_get_fd(void);
 
+/* ---- Address lookup, host channels, cookie queries -------------------- */
+
+/* What hlthunk_ipc_lookup_address found at an address. */
+#define HLTHUNK_IPC_MEM_DEVICE		1	/* hlthunk_device_memory_map */
+#define HLTHUNK_IPC_MEM_HOST_MAPPED	2	/* hlthunk_host_memory_map */
+
+struct hlthunk_ipc_mem_info {
+	int32_t fd;		/* the compute fd the mapping was made on, if
+				 * that fd is still open on the same node;
+				 * else -1 */
+	uint32_t kind;		/* HLTHUNK_IPC_MEM_* */
+	uint64_t base;		/* device VA where the mapping starts */
+	uint64_t size;		/* bytes of the mapping */
+	char pci_bus_id[16];	/* the device, "dddd:bb:dd.f", NUL-terminated */
+	uint64_t reserved[4];	/* 0 */
+};
+
+/* Which device of this process maps [addr, addr + size): a mapping made
+ * through this library by hlthunk_device_memory_map or
+ * hlthunk_host_memory_map on any device.  Returns 0 and fills *info;
+ * -ENOENT when no device mapping holds addr (for example plain host
+ * memory), -ERANGE when the range runs past the end of the mapping that
+ * holds addr, -EEXIST when mappings of two devices hold addr (device
+ * address spaces are separate; map at distinct hint addresses), -EINVAL
+ * for size 0, a wrapping range or NULL info. */
+hlthunk_public int hlthunk_ipc_lookup_address(uint64_t addr, uint64_t size,
+					struct hlthunk_ipc_mem_info *info);
+
+/* Flags of hlthunk_ipc_channel_create_ex: that end is host memory, and its
+ * fd must be -1. */
+#define HLTHUNK_IPC_CHANNEL_SRC_HOST	(1u << 0)
+#define HLTHUNK_IPC_CHANNEL_DST_HOST	(1u << 1)
+
+/* hlthunk_ipc_channel_create, where either end may be the host (system
+ * memory registered with hlthunk_ipc_register_host).  Like it, every call
+ * returns an id of its own on the pair's one kernel channel; end it with
+ * hlthunk_ipc_channel_destroy.  -EINVAL for unknown flags, a host end
+ * whose fd is not -1, or NULL channel_id. */
+hlthunk_public int hlthunk_ipc_channel_create_ex(int src_fd, int dst_fd,
+					uint32_t flags,
+					uint32_t *channel_id);
+
+/* Where a region's memory lives (same values as the uapi's). */
+#define HLTHUNK_IPC_DEV_KIND_HOST	0
+#define HLTHUNK_IPC_DEV_KIND_SIM	1	/* habanalabs_sim */
+#define HLTHUNK_IPC_DEV_KIND_REAL	2	/* habanalabs */
+
+struct hlthunk_ipc_region_info {
+	uint64_t size;		/* bytes */
+	uint32_t access;	/* HLTHUNK_IPC_ACCESS_* it was registered with */
+	uint32_t dev_kind;	/* HLTHUNK_IPC_DEV_KIND_* */
+	uint32_t dev_major;	/* device node major, 0 for the host */
+	uint32_t dev_index;	/* device index, 0 for the host */
+	uint64_t reserved[2];	/* 0 */
+};
+
+/* Whether a cookie (of any process) is usable by this process, and what it
+ * names.  0 and *info filled; -ENOENT for an unknown or revoked cookie and
+ * for another user's region not registered for any user (the kernel does
+ * not tell them apart), -EINVAL for NULL. */
+hlthunk_public int hlthunk_ipc_query_cookie(hlthunk_ipc_cookie cookie,
+					struct hlthunk_ipc_region_info *info);
+
 /* ---- Errors ------------------------------------------------------------ */
 
 /* A sentence for a negative errno returned by this library, saying what it

@@ -80,6 +80,11 @@ Result<uint32_t> channel_create(int ipc_fd, int src_fd, int dst_fd)
 	memset(&a, 0, sizeof(a));
 	a.src_fd = src_fd;
 	a.dst_fd = dst_fd;
+	// HL_IPC_FD_HOST names the host, which the uapi wants said by a flag.
+	if (src_fd == HL_IPC_FD_HOST)
+		a.flags |= HL_IPC_CHANNEL_SRC_HOST;
+	if (dst_fd == HL_IPC_FD_HOST)
+		a.flags |= HL_IPC_CHANNEL_DST_HOST;
 	int rc = sys_ioctl(ipc_fd, HL_IPC_IOCTL_CHANNEL_CREATE, &a);
 	if (rc < 0)
 		return Err{rc};

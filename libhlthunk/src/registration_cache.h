@@ -127,6 +127,15 @@ public:
 				 uint64_t len, Access access);
 	// The mapping holding addr, without registering it.
 	Result<MappingDesc> lookup(DeviceKey dev, uint64_t addr) const;
+	// The Device and Host mappings, of any device, that hold addr (not
+	// imported ones): which device an address belongs to.  `fits` is
+	// false for a mapping that ends before addr + len.  Defined in
+	// registration_lookup.cc.
+	struct Holder {
+		MappingDesc desc;
+		bool fits;
+	};
+	std::vector<Holder> holders_of(uint64_t addr, uint64_t len) const;
 	// An fd of the compute context mapping d lives in, to export from:
 	// the anchor if one is held (*keep then holds it while the fd is
 	// used), else call_fd or d's own fd if still d's node.  -EBADF if

@@ -27,7 +27,7 @@ soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 # (Files rather than pipes into grep -q: with pipefail, an early exit of
 # grep would fail the pipeline.)
 objdump -T "$lib" >"$tmp/dynsym"
-for v in HLTHUNK_1.0 HLTHUNK_IPC_1.0 HLTHUNK_1.1; do
+for v in HLTHUNK_1.0 HLTHUNK_IPC_1.0 HLTHUNK_1.1 HLTHUNK_IPC_1.2; do
 	grep -q " $v " "$tmp/dynsym" ||
 		{ echo "install_test: version node $v missing"; exit 1; }
 done
@@ -35,6 +35,8 @@ grep -q 'HLTHUNK_1.0 *hlthunk_open$' "$tmp/dynsym" ||
 	{ echo "install_test: hlthunk_open not in HLTHUNK_1.0"; exit 1; }
 grep -q 'HLTHUNK_IPC_1.0 *hlthunk_ipc_channel_copy$' "$tmp/dynsym" ||
 	{ echo "install_test: hlthunk_ipc_channel_copy not in HLTHUNK_IPC_1.0"; exit 1; }
+grep -q 'HLTHUNK_IPC_1.2 *hlthunk_ipc_lookup_address$' "$tmp/dynsym" ||
+	{ echo "install_test: hlthunk_ipc_lookup_address not in HLTHUNK_IPC_1.2"; exit 1; }
 # Nothing but the public calls is exported.
 if awk '$2 == "g" && $4 == ".text" {print $NF}' "$tmp/dynsym" |
 	grep -v '^hlthunk_'; then

@@ -38,6 +38,7 @@ namespace {
 
 struct Options {
 	std::vector<uint64_t> sizes{4096, 65536, 1 << 20, 8 << 20};
+	bool ucx = true;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
@@ -61,7 +62,7 @@ std::string human_size(uint64_t s)
 struct Row {
 	uint64_t size;
 	int reps;
-	double channel_s, staged_s;  // per transfer
+	double channel_s, staged_s, ucx_s;  // per transfer; ucx_s 0: no UCX row
 };
 
 void check(const Side &a, const char *what, int32_t status, uint64_t size)
@@ -77,7 +78,7 @@ void check(const Side &a, const char *what, int32_t status, uint64_t size)
 
 Row measure(Side &a, int sock, uint64_t size)
 {
-	Row r{size, size <= 65536 ? 50 : size <= (1 << 20) ? 10 : 3, 0, 0};
+	Row r{size, size <= 65536 ? 50 : size <= (1 << 20) ? 10 : 3, 0, 0, 0};
 
 	// One untimed transfer each way first: the first channel copy of a
 	// buffer also exports and registers it (cached afterwards).
@@ -120,6 +121,22 @@ Row measure(Side &a, int sock, uint64_t size)
 	check(a, "checking B's buffer after the staged DMA",
 	      request(sock, kVerify, size, a.index + 1).status, size);
 
+	// UCX: the same buffers through the gaudi_ipc transport
+	// (uct_ep_put_zcopy), one untimed transfer first.
+	if (a.ucx) {
+		check(a, "clearing B's buffer", request(sock, kClear, size).status, size);
+		uint64_t dst = a.peer_dst_addr;
+		if (!a.ucx->put(a.src.va(), size, dst))
+			die(a, "putting through UCX (gaudi_ipc)", -EIO);
+		t0 = std::chrono::steady_clock::now();
+		for (int i = 0; i < r.reps; i++)
+			if (!a.ucx->put(a.src.va(), size, dst))
+				die(a, "putting through UCX (gaudi_ipc)", -EIO);
+		r.ucx_s = seconds_since(t0) / r.reps;
+		check(a, "checking B's buffer after the UCX puts",
+		      request(sock, kVerify, size, a.index + 1).status, size);
+	}
+
 	// And back: B's channel copies B's buffer into A's device memory.
 	memset(a.dst.cpu(), 0, size);
 	check(a, "B copying back through its channel",
@@ -129,8 +146,10 @@ Row measure(Side &a, int sock, uint64_t size)
 	return r;
 }
 
-void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows)
+void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
+		 const std::string &no_ucx)
 {
+	const bool ucx = a.ucx != nullptr;
 	printf("\n");
 	printf("Two processes, each owning one emulated Gaudi2 device, moved device\n");
 	printf("buffers to each other:\n");
@@ -139,25 +158,43 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows)
 	printf("  process B (pid %d) owns device %d (PCI %s)\n", (int)b.pid,
 	       b.index, b.bus.c_str());
 	printf("They registered their buffers with /dev/hl_ipc and swapped the\n");
-	printf("region cookies over a unix socket.  Two ways to move A's buffer into\n");
+	printf("region cookies over a unix socket.  Ways to move A's buffer into\n");
 	printf("B's device memory:\n");
 	printf("  channel     one copy, device to device (hlthunk_ipc_channel_copy)\n");
 	printf("  staged DMA  A's DMA engine copies device -> pinned host memory, then\n");
 	printf("              B's DMA engine copies host -> device (LIN_DMA command\n");
 	printf("              submissions; what runtimes do without channels)\n");
+	if (ucx) {
+		printf("  UCX         uct_ep_put_zcopy of UCX's gaudi_ipc transport (the UCT\n");
+		printf("              bridge): B registered its buffer with the transport\n");
+		printf("              and gave A the remote key; the channel path\n");
+	}
 	printf("\n");
-	printf("  %8s  %14s  %14s  %9s  %s\n", "size", "channel", "staged DMA",
-	       "ratio", "checked");
+	printf("  %8s  %14s  %14s  %9s", "size", "channel", "staged DMA", "ratio");
+	if (ucx)
+		printf("  %14s  %7s", "UCX", "UCX/ch");
+	printf("  %s\n", "checked");
 	for (auto &r : rows) {
 		double ch = r.size / r.channel_s / 1e6;
 		double st = r.size / r.staged_s / 1e6;
-		printf("  %8s  %9.1f MB/s  %9.1f MB/s  %8.2fx  every byte, %d+%d+1 transfers\n",
-		       human_size(r.size).c_str(), ch, st, ch / st, r.reps, r.reps);
+		printf("  %8s  %9.1f MB/s  %9.1f MB/s  %8.2fx", human_size(r.size).c_str(), ch,
+		       st, ch / st);
+		if (ucx) {
+			double u = r.size / r.ucx_s / 1e6;
+			printf("  %9.1f MB/s  %6.2fx", u, u / ch);
+		}
+		printf("  every byte, %d+%d%s+1 transfers\n", r.reps, r.reps,
+		       ucx ? ("+" + std::to_string(r.reps)).c_str() : "");
 	}
 	printf("\n");
 	printf("ratio = channel bandwidth / staged DMA bandwidth (above 1: the channel\n");
-	printf("is faster).  Every byte was checked in B after both paths, and in A\n");
+	printf("is faster).  Every byte was checked in B after each path, and in A\n");
 	printf("after B copied its own buffer back through its channel.\n");
+	if (ucx)
+		printf("UCX/ch = UCX bandwidth / channel bandwidth: what the transport costs\n"
+		       "on top of the channel it uses (near 1).\n");
+	else
+		printf("No UCX row: %s.\n", no_ucx.c_str());
 	printf("\n");
 	printf("Reading the numbers: the devices are emulated and both paths copy with\n");
 	printf("the CPU, so the MB/s are not Gaudi numbers.  Small sizes show the cost\n");
@@ -168,19 +205,45 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows)
 	printf("win there (see Documentation/libhlthunk.md, \"The demo\").\n");
 }
 
+// The UCX row's set-up: A opens the transport, B opens it and registers
+// its destination buffer.  Without it (no UCX, no transport installed)
+// the demo goes on without the row and says why.
+std::string setup_ucx(Side &a, int sock)
+{
+	auto ucx = std::make_unique<UcxSide>();
+	if (!ucx->open())
+		return "UCX: " + ucx->why();
+	if (request(sock, kUcxSetup).status != 0) {
+		recv_ucx_info(sock);
+		return "UCX: process B could not open the gaudi_ipc transport";
+	}
+	UcxInfo info = recv_ucx_info(sock);
+	std::vector<uint8_t> addr(info.data, info.data + info.addr_len);
+	std::vector<uint8_t> rkey(info.data + info.addr_len,
+				  info.data + info.addr_len + info.rkey_len);
+	if (!ucx->connect(addr, rkey) || !ucx->register_source(a.src.va(), a.src.size()))
+		return "UCX: connecting to process B through gaudi_ipc failed";
+	a.peer_dst_addr = info.dst_addr;
+	a.ucx = std::move(ucx);
+	return "";
+}
+
 void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hl-ipc demo [--sizes LIST]\n"
+		"usage: hl-ipc demo [--sizes LIST] [--no-ucx]\n"
 		"\n"
 		"Runs two processes, A and B, each owning one device (the first two\n"
 		"devices found; load 'habanalabs_sim num_devices=2' and\n"
 		"habanalabs_ipc).  Each fills device memory, they swap region cookies\n"
 		"over a unix socket, and A moves its buffer into B's device through a\n"
-		"channel and through the staged DMA path.  Every byte is checked, and\n"
-		"a table compares the two paths.\n"
+		"channel, through the staged DMA path and, when UCX's gaudi_ipc\n"
+		"transport (uct-bridge) is installed, through UCX.  Every byte is\n"
+		"checked, and a table compares the paths.\n"
 		"\n"
 		"options:\n"
+		"  --no-ucx      leave out the UCX row (the same buffers moved by UCX's\n"
+		"                gaudi_ipc transport, when it is installed)\n"
 		"  --sizes LIST  transfer sizes in bytes, with optional K or M suffix\n"
 		"                (default 4K,64K,1M,8M); multiples of 4K\n"
 		"  -h, --help    this text\n");
@@ -220,6 +283,8 @@ int demo_main(int argc, char **argv)
 	OptionParser opts("demo");
 	opts.flag("help", 'h', &help);
 	opts.value("sizes", 0, &sizes);
+	bool no_ucx = false;
+	opts.flag("no-ucx", 0, &no_ucx);
 	std::vector<std::string> args;
 	if (!opts.parse(argc, argv, &args))
 		return kExitUsage;
@@ -239,12 +304,15 @@ int demo_main(int argc, char **argv)
 	Pair pair;
 	if (start_pair("hl-ipc demo", max_size, &pair))
 		return 1;
+	std::string why_no_ucx = "left out (--no-ucx)";
+	if (!no_ucx)
+		why_no_ucx = setup_ucx(*pair.a, pair.sock);
 	std::vector<Row> rows;
 	for (auto s : opt.sizes)
 		rows.push_back(measure(*pair.a, pair.sock, s));
 	if (finish_pair(&pair))
 		return 1;
-	print_table(*pair.a, pair.b, rows);
+	print_table(*pair.a, pair.b, rows, why_no_ucx);
 	return 0;
 }
 

@@ -45,4 +45,22 @@ void reply(int sock, int32_t status)
 	send_msg(sock, m);
 }
 
+void send_ucx_info(int sock, const UcxInfo &info)
+{
+	if (send(sock, &info, sizeof(info), MSG_NOSIGNAL) != sizeof(info)) {
+		perror("hl-ipc: send to the other process");
+		_exit(1);
+	}
+}
+
+UcxInfo recv_ucx_info(int sock)
+{
+	UcxInfo info;
+	if (recv(sock, &info, sizeof(info), 0) != sizeof(info)) {
+		fprintf(stderr, "hl-ipc: the other process went away\n");
+		_exit(1);
+	}
+	return info;
+}
+
 }  // namespace hlipc

@@ -16,6 +16,8 @@ enum MsgType : uint32_t {
 	kVerifyHost, // a: size, b: seed: B's process_vm_writev buffer
 	kQuit,
 	kReply,
+	kUcxSetup,   // B opens the gaudi_ipc UCT transport, registers its
+		     // destination; the reply is followed by a UcxInfo
 };
 
 struct Msg {
@@ -25,11 +27,22 @@ struct Msg {
 	char text[48];
 };
 
+// What B hands A for the UCX row: its interface address, the remote key
+// of its destination buffer, and that buffer's address.
+struct UcxInfo {
+	uint32_t addr_len;
+	uint32_t rkey_len;
+	uint64_t dst_addr;
+	uint8_t data[240];  // address, then remote key
+};
+
 // These end the process (_exit(1), with a message) if the peer is gone:
 // both processes are the tool's own, there is nothing to recover.
 void send_msg(int sock, const Msg &m);
 Msg recv_msg(int sock);
 Msg request(int sock, uint32_t type, uint64_t a = 0, uint64_t b = 0);
 void reply(int sock, int32_t status);
+void send_ucx_info(int sock, const UcxInfo &info);
+UcxInfo recv_ucx_info(int sock);
 
 }  // namespace hlipc

@@ -178,7 +178,28 @@ int serve(Side &b, int sock)
 				reinterpret_cast<void *>(b.src.va()), m.a);
 			reply(sock, rc);
 			break;
+		case kUcxSetup: {
+			UcxInfo info{};
+			std::vector<uint8_t> rkey;
+			b.ucx = std::make_unique<UcxSide>();
+			bool ok = b.ucx->open() && b.ucx->expose(b.dst.va(), b.dst.size(), &rkey);
+			auto addr = ok ? b.ucx->address() : std::vector<uint8_t>();
+			ok = ok && addr.size() + rkey.size() <= sizeof(info.data);
+			if (ok) {
+				info.addr_len = static_cast<uint32_t>(addr.size());
+				info.rkey_len = static_cast<uint32_t>(rkey.size());
+				info.dst_addr = b.dst.va();
+				memcpy(info.data, addr.data(), addr.size());
+				memcpy(info.data + addr.size(), rkey.data(), rkey.size());
+			} else {
+				b.ucx.reset();
+			}
+			reply(sock, ok ? 0 : -1);
+			send_ucx_info(sock, info);
+			break;
+		}
 		case kQuit:
+			b.ucx.reset();
 			hlthunk_ipc_channel_destroy(b.channel);
 			return 0;
 		default:

@@ -7,8 +7,10 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "demo_ucx.h"
 #include "device_buffer.h"
 #include "hlthunk.h"
 #include "mapping.h"
@@ -35,6 +37,8 @@ struct Side {
 	int peer_ctl = -1;          // control node of the peer's device
 	uint64_t peer_dst_va = 0;   // the peer's destination, imported
 	uint32_t channel = 0;       // this device -> peer device
+	std::unique_ptr<UcxSide> ucx;  // the UCX row (demo)
+	uint64_t peer_dst_addr = 0;    // the peer's destination, for UCX
 };
 
 struct Peer {

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+// uct_bench: the gaudi_ipc transport against what it builds on, measured
+// side by side in one run, in the VM.  Process A (this one, device 0)
+// moves a device buffer into process B's device buffer (device 1):
+//
+//   chan    hlthunk_ipc_channel_copy, one synchronous copy per transfer
+//           (the raw channel copy the bridge builds on)
+//   bridge  uct_ep_put_zcopy on the channel path (UCX_GAUDI_IPC_CHANNELS=y),
+//           each transfer waited for before the next
+//   staged  uct_ep_put_zcopy on the staged path (=n): A's DMA engine into
+//           B's pinned staging memory, B's DMA engine out of it, in
+//           pipelined pieces
+//   demo    the staged path as `hl-ipc demo` does it by hand: A's DMA
+//           engine copies the whole buffer into shared pinned host memory,
+//           a message to B, B's DMA engine copies it out, a reply
+//
+// and the latency of one 8-byte put.  The paths take turns, transfer by
+// transfer, and each transfer is timed alone: the fastest of a path's
+// transfers is its cost with the least disturbance from whatever else the
+// host runs (a shared host makes QEMU's timing noisy), the median says how
+// typical that is.  Timing is printed, never asserted.  Every path's data
+// is checked once per size.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "hlthunk.h"
+#include "peer.h"
+#include "rkey_format.h"
+#include "staged_dma.h"
+#include "uct_env.h"
+
+using namespace uct_test;
+
+namespace {
+
+struct Options {
+	std::vector<uint64_t> sizes{8, 4096, 65536, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+	double scale = 1;  // times the default number of transfers per size
+	bool latency_only = false;
+	std::string json;
+};
+
+double now()
+{
+	return std::chrono::duration<double>(
+		       std::chrono::steady_clock::now().time_since_epoch())
+		.count();
+}
+
+// Seconds one call of f took.
+double timed(const std::function<bool()> &f)
+{
+	double t0 = now();
+	if (!f()) {
+		fprintf(stderr, "uct_bench: a transfer failed\n");
+		exit(1);
+	}
+	return now() - t0;
+}
+
+// The fastest and the median of a path's timed transfers.
+struct Stat {
+	double best, median;
+};
+Stat summarize(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return Stat{v.front(), v[v.size() / 2]};
+}
+
+// Transfers per path for a size: enough to find an undisturbed one,
+// bounded in time under TCG.
+int reps_for(uint64_t size, double scale)
+{
+	int n = size <= 4096 ? 2000 : size <= 65536 ? 400 : size <= (1 << 20) ? 60
+		: size <= (16 << 20) ? 15 : 5;
+	return std::max(3, static_cast<int>(n * scale));
+}
+
+std::string human(uint64_t s)
+{
+	char b[32];
+	if (s >= (1 << 20) && s % (1 << 20) == 0)
+		snprintf(b, sizeof(b), "%" PRIu64 " MiB", s >> 20);
+	else if (s >= 1024 && s % 1024 == 0)
+		snprintf(b, sizeof(b), "%" PRIu64 " KiB", s >> 10);
+	else
+		snprintf(b, sizeof(b), "%" PRIu64 " B", s);
+	return b;
+}
+
+bool parse_sizes(const char *s, std::vector<uint64_t> *out)
+{
+	out->clear();
+	while (*s) {
+		char *end;
+		uint64_t v = strtoull(s, &end, 10);
+		if (end == s)
+			return false;
+		if (*end == 'K' || *end == 'k')
+			v <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			v <<= 20, end++;
+		if (!v || v > (256ull << 20))
+			return false;
+		out->push_back(v);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return false;
+		s = end;
+	}
+	return !out->empty();
+}
+
+void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uct_bench [--sizes LIST] [--scale X] [--json FILE]\n"
+		"\n"
+		"Measures, in the VM with 'habanalabs_sim num_devices=2' and\n"
+		"habanalabs_ipc loaded, device-to-device transfers between two\n"
+		"processes: the raw channel copy, the gaudi_ipc transport's channel\n"
+		"path and staged path, and the hand-written staged path of hl-ipc\n"
+		"demo, plus 8-byte latency.  Prints a table (and JSON with --json).\n"
+		"\n"
+		"  --sizes LIST       bytes, K/M suffixes (default 8,4K,64K,1M,4M,16M,64M)\n"
+		"  --scale X          X times the default number of transfers per size\n"
+		"                     (default 1: 2000 small .. 5 at 64 MiB per path)\n"
+		"  --latency-only     only the 8-byte latency (for valgrind --tool=callgrind)\n"
+		"  --json FILE        also write the results as JSON\n"
+		"  -h, --help         this text\n");
+}
+
+struct Row {
+	uint64_t size;
+	int reps;
+	Stat chan, bridge, staged, demo;  // seconds per transfer
+};
+
+[[noreturn]] void fail(const char *what)
+{
+	fprintf(stderr, "uct_bench: %s: %s\n", what, hlthunk_ipc_last_error());
+	exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	if (!load_plugin())
+		return 2;
+	set_peer_program(argv[0]);
+	if (argc == 4 && strcmp(argv[1], "--peer") == 0)
+		return peer_main(atoi(argv[2]), atoi(argv[3]));
+	Options opt;
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+		auto value = [&]() -> const char * {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "uct_bench: %s needs a value\n", a.c_str());
+				exit(2);
+			}
+			return argv[++i];
+		};
+		if (a == "-h" || a == "--help") {
+			usage(stdout);
+			return 0;
+		} else if (a == "--sizes") {
+			if (!parse_sizes(value(), &opt.sizes)) {
+				fprintf(stderr, "uct_bench: bad --sizes (e.g. 8,4K,1M)\n");
+				return 2;
+			}
+		} else if (a == "--scale") {
+			opt.scale = atof(value());
+			if (!(opt.scale > 0)) {
+				fprintf(stderr, "uct_bench: bad --scale\n");
+				return 2;
+			}
+		} else if (a == "--latency-only") {
+			opt.latency_only = true;
+		} else if (a == "--json") {
+			opt.json = value();
+		} else {
+			fprintf(stderr, "uct_bench: unknown argument '%s' (see --help)\n", a.c_str());
+			return 2;
+		}
+	}
+	const uint64_t max = *std::max_element(opt.sizes.begin(), opt.sizes.end());
+	const uint64_t buf_size = (std::max<uint64_t>(max, 8) + 4095) & ~4095ull;
+
+	int dev = open_device(0);
+	if (dev < 0)
+		fail("opening device 0 (load 'habanalabs_sim num_devices=2')");
+	int peer_ctl = hlthunk_open_control(-1, sim_bus(1).c_str());
+	if (peer_ctl < 0)
+		fail("opening device 1's control node");
+	Peer b(1);
+	if (!b.ok()) {
+		fprintf(stderr, "uct_bench: cannot start process B on device 1\n");
+		return 1;
+	}
+	fprintf(stderr, "uct_bench: A pid %d, B pid %d, buffers of %s\n", (int)getpid(),
+		(int)b.pid(), human(buf_size).c_str());
+
+	// B's destination, registered through the transport; its remote key
+	// also carries the cookie the raw channel copy uses.
+	PeerMsg m = b.call(kAlloc, 1, buf_size);
+	if (m.status)
+		fail("allocating B's buffer");
+	const uint64_t dst_id = m.a, dst_addr = m.b;
+	m = b.call(kReg, dst_id, 0, 0, buf_size);
+	if (m.status)
+		fail("registering B's buffer");
+	std::vector<uint8_t> packed(m.blob, m.blob + m.blob_len);
+	gaudi_ipc::PackedRkey pk;
+	memcpy(&pk, packed.data(), sizeof(pk));
+	RemoteKey rk(packed);
+	if (rk.status() != UCS_OK) {
+		fprintf(stderr, "uct_bench: unpacking B's key: %s\n", ucs_status_string(rk.status()));
+		return 1;
+	}
+
+	// A's source.
+	Buffer src(Buffer::Device, buf_size, dev);
+	if (!src.ok())
+		fail("allocating A's buffer");
+	fill(src.cpu(), buf_size, 3, 0);
+	Registration reg(src.addr(), buf_size);
+	if (reg.status() != UCS_OK) {
+		fprintf(stderr, "uct_bench: registering A's buffer: %s\n",
+			ucs_status_string(reg.status()));
+		return 1;
+	}
+
+	// The raw channel: B's cookie imported, a channel A's device -> B's.
+	uint64_t imported = 0, isize = 0;
+	uint32_t channel = 0;
+	if (hlthunk_ipc_import(peer_ctl, pk.cookie, &imported, &isize) < 0)
+		fail("importing B's cookie");
+	if (hlthunk_ipc_channel_create(dev, peer_ctl, &channel) < 0)
+		fail("creating the channel");
+	const uint64_t raw_dst = imported + pk.cookie_offset;
+
+	// The transport, both paths.
+	Iface ich(Config{{"CHANNELS", "y"}}), ist(Config{{"CHANNELS", "n"}});
+	uct_ep_h ep_ch = nullptr, ep_st = nullptr;
+	if (ich.open_status() != UCS_OK || ist.open_status() != UCS_OK ||
+	    ich.connect(b.address(), &ep_ch) != UCS_OK ||
+	    ist.connect(b.address(), &ep_st) != UCS_OK) {
+		fprintf(stderr, "uct_bench: opening the transport failed\n");
+		return 1;
+	}
+
+	// The demo's staged path: pinned host memory shared with B.
+	m = b.call(kShm, 0, buf_size);
+	if (m.status)
+		fail("B's shared staging buffer");
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)b.pid(), (int)m.a);
+	int shm_fd = open(path, O_RDWR | O_CLOEXEC);
+	void *shm = shm_fd < 0 ? MAP_FAILED
+			       : mmap(nullptr, buf_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				      shm_fd, 0);
+	if (shm == MAP_FAILED)
+		fail("mapping B's shared buffer");
+	uint64_t shm_va = hlthunk_host_memory_map(dev, shm, 0, buf_size);
+	hlipc::StagedDma dma;
+	if (!shm_va || dma.init(dev) < 0)
+		fail("mapping the shared buffer on device 0");
+
+	// Waiting for a completion sleeps on the interface's event fd, as
+	// UCP's wakeup mode does, rather than spinning: on the VM's two vCPUs
+	// a spinning A would take the CPU that B's serving needs (the demo's
+	// A sleeps in recv() likewise).
+	int evfd_ch = -1, evfd_st = -1;
+	if (uct_iface_event_fd_get(ich.iface(), &evfd_ch) != UCS_OK ||
+	    uct_iface_event_fd_get(ist.iface(), &evfd_st) != UCS_OK) {
+		fprintf(stderr, "uct_bench: no event fd\n");
+		return 1;
+	}
+	auto put = [&](const Iface &i, uct_ep_h ep, uint64_t len) {
+		uct_iov_t iov;
+		memset(&iov, 0, sizeof(iov));
+		iov.buffer = src.ptr();
+		iov.length = len;
+		iov.memh = reg.memh();
+		iov.count = 1;
+		Completion c;
+		ucs_status_t st;
+		while ((st = uct_ep_put_zcopy(ep, &iov, 1, dst_addr, rk.rkey(), &c.comp)) ==
+		       UCS_ERR_NO_RESOURCE)
+			i.progress();
+		if (st == UCS_INPROGRESS) {
+			int fd = &i == &ich ? evfd_ch : evfd_st;
+			while (!c.done) {
+				if (i.progress())
+					continue;
+				if (uct_iface_event_arm(i.iface(), UCT_EVENT_SEND_COMP) == UCS_OK) {
+					struct pollfd p = {fd, POLLIN, 0};
+					if (poll(&p, 1, 10000) == 0) {
+						fprintf(stderr, "uct_bench: no completion in 10 s\n");
+						return false;
+					}
+				}
+			}
+			st = c.status;
+		}
+		return st == UCS_OK;
+	};
+	auto chan = [&](uint64_t len) {
+		return hlthunk_ipc_channel_copy(channel, dev, peer_ctl,
+						reinterpret_cast<void *>(raw_dst), src.ptr(),
+						len) == 0;
+	};
+	auto demo = [&](uint64_t len) {
+		return dma.copy(shm_va, src.addr(), static_cast<uint32_t>(len)) == 0 &&
+		       b.call(kDmaH2D, dst_id, 0, 0, len).status == 0;
+	};
+	auto verify = [&](const char *what, uint64_t len) {
+		PeerMsg c = b.call(kCheck, dst_id, 3, 0, len, 0);
+		if (c.status || c.a) {
+			fprintf(stderr, "uct_bench: %s of %s: byte %" PRIu64 " wrong in B\n", what,
+				human(len).c_str(), c.a - 1);
+			exit(1);
+		}
+		b.call(kZero, dst_id);
+	};
+
+	// Each path once per size, data checked; then the timed transfers.
+	for (uint64_t s : opt.sizes) {
+		if (opt.latency_only)
+			break;
+		b.call(kZero, dst_id);
+		if (!chan(s))
+			fail("channel copy");
+		verify("channel copy", s);
+		if (!put(ich, ep_ch, s) || ich.flush(ep_ch) != UCS_OK)
+			fail("bridge put (channel path)");
+		verify("bridge put, channel path", s);
+		if (!put(ist, ep_st, s) || ist.flush(ep_st) != UCS_OK)
+			fail("bridge put (staged path)");
+		verify("bridge put, staged path", s);
+		if (!demo(s))
+			fail("demo staged path");
+		verify("demo staged path", s);
+	}
+
+	// The paths take turns, one transfer each, in a rotating order.
+	std::vector<Row> rows;
+	for (uint64_t s : opt.sizes) {
+		if (opt.latency_only)
+			break;
+		const int reps = reps_for(s, opt.scale);
+		fprintf(stderr, "uct_bench: %s, %d transfers per path\n", human(s).c_str(), reps);
+		std::vector<double> t[4];
+		const std::function<bool()> fs[4] = {
+			[&] { return chan(s); }, [&] { return put(ich, ep_ch, s); },
+			[&] { return put(ist, ep_st, s); }, [&] { return demo(s); }};
+		for (int i = 0; i < reps; i++)
+			for (int k = 0; k < 4; k++) {
+				int p = (i + k) % 4;
+				t[p].push_back(timed(fs[p]));
+			}
+		rows.push_back(Row{s, reps, summarize(t[0]), summarize(t[1]), summarize(t[2]), summarize(t[3])});
+	}
+
+	// 8-byte latency: the raw copy, put_zcopy and put_short of the channel
+	// path, taking turns.
+	unsigned char eight[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	std::vector<double> lt[3];
+	const std::function<bool()> lf[3] = {
+		[&] { return chan(8); }, [&] { return put(ich, ep_ch, 8); },
+		[&] {
+			return uct_ep_put_short(ep_ch, eight, 8, dst_addr, rk.rkey()) == UCS_OK;
+		}};
+	for (int i = 0; i < reps_for(8, opt.scale) * 2; i++)
+		for (int k = 0; k < 3; k++) {
+			int p = (i + k) % 3;
+			lt[p].push_back(timed(lf[p]));
+		}
+	const Stat lat_chan = summarize(lt[0]), lat_zcopy = summarize(lt[1]), lat_short = summarize(lt[2]);
+
+	printf("\nDevice buffer of process A (device 0) into process B's (device 1), MB/s\n");
+	printf("of the fastest transfer per path (median in parentheses):\n\n");
+	printf("  %8s %17s %17s %6s %15s %15s %7s %7s\n", "size", "chan", "bridge",
+	       "br/ch", "staged", "demo", "st/demo", "br/st");
+	for (auto &r : rows) {
+		auto mbs = [&](double t) { return r.size / t / 1e6; };
+		printf("  %8s %8.1f (%6.1f) %8.1f (%6.1f) %6.3f %7.1f (%5.1f) %7.1f (%5.1f) %7.3f "
+		       "%6.1fx\n",
+		       human(r.size).c_str(), mbs(r.chan.best), mbs(r.chan.median),
+		       mbs(r.bridge.best), mbs(r.bridge.median), r.chan.best / r.bridge.best,
+		       mbs(r.staged.best), mbs(r.staged.median), mbs(r.demo.best),
+		       mbs(r.demo.median), r.demo.best / r.staged.best,
+		       r.staged.best / r.bridge.best);
+	}
+	printf("\n  chan    hlthunk_ipc_channel_copy (the raw channel copy)\n");
+	printf("  bridge  uct_ep_put_zcopy, channel path, each transfer completed\n");
+	printf("  staged  uct_ep_put_zcopy, staged path (DMA via pinned staging slots)\n");
+	printf("  demo    hl-ipc demo's staged path (DMA, message, DMA, reply)\n");
+	printf("  br/ch = bridge / chan; st/demo = staged / demo; br/st = the channel\n");
+	printf("  path's advantage over the staged path (fastest transfers)\n\n");
+	printf("8-byte put latency, fastest (median) of %zu each: chan %.2f (%.2f) us,\n",
+	       lt[0].size(), lat_chan.best * 1e6, lat_chan.median * 1e6);
+	printf("  bridge put_zcopy %.2f (%.2f) us = %.3fx (%.3fx), bridge put_short %.2f "
+	       "(%.2f) us = %.3fx (%.3fx)\n",
+	       lat_zcopy.best * 1e6, lat_zcopy.median * 1e6, lat_zcopy.best / lat_chan.best,
+	       lat_zcopy.median / lat_chan.median, lat_short.best * 1e6,
+	       lat_short.median * 1e6, lat_short.best / lat_chan.best,
+	       lat_short.median / lat_chan.median);
+
+	if (!opt.json.empty()) {
+		FILE *f = fopen(opt.json.c_str(), "w");
+		if (!f) {
+			perror(opt.json.c_str());
+			return 1;
+		}
+		auto us = [](const Stat &x) { return std::make_pair(x.best * 1e6, x.median * 1e6); };
+		fprintf(f, "{\n  \"latency_8b_us\": {\"chan\": [%.3f, %.3f], "
+			   "\"bridge_put_zcopy\": [%.3f, %.3f], \"bridge_put_short\": [%.3f, %.3f]},\n"
+			   "  \"note\": \"[fastest, median]; MB/s of the fastest transfer\",\n"
+			   "  \"sizes\": [\n",
+			us(lat_chan).first, us(lat_chan).second, us(lat_zcopy).first,
+			us(lat_zcopy).second, us(lat_short).first, us(lat_short).second);
+		for (size_t i = 0; i < rows.size(); i++) {
+			auto &r = rows[i];
+			auto mbs = [&](double t) { return r.size / t / 1e6; };
+			fprintf(f,
+				"    {\"size\": %" PRIu64 ", \"transfers\": %d, \"chan_mbs\": %.2f, "
+				"\"bridge_mbs\": %.2f, \"staged_mbs\": %.2f, \"demo_mbs\": %.2f, "
+				"\"chan_median_mbs\": %.2f, \"bridge_median_mbs\": %.2f, "
+				"\"staged_median_mbs\": %.2f, \"demo_median_mbs\": %.2f, "
+				"\"bridge_over_chan\": %.4f, \"staged_over_demo\": %.4f, "
+				"\"bridge_over_staged\": %.4f}%s\n",
+				r.size, r.reps, mbs(r.chan.best), mbs(r.bridge.best), mbs(r.staged.best),
+				mbs(r.demo.best), mbs(r.chan.median), mbs(r.bridge.median),
+				mbs(r.staged.median), mbs(r.demo.median), r.chan.best / r.bridge.best,
+				r.demo.best / r.staged.best, r.staged.best / r.bridge.best,
+				i + 1 < rows.size() ? "," : "");
+		}
+		fprintf(f, "  ]\n}\n");
+		fclose(f);
+	}
+
+	uct_ep_destroy(ep_ch);
+	uct_ep_destroy(ep_st);
+	hlthunk_memory_unmap(dev, shm_va);
+	munmap(shm, buf_size);
+	close(shm_fd);
+	hlthunk_ipc_channel_destroy(channel);
+	hlthunk_ipc_unimport(peer_ctl, imported);
+	return 0;
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// The other process of the bridge tests.  The test program starts itself
+// again (fork + exec, so the peer's UCX starts clean) as a peer that owns
+// one device and one gaudi_ipc interface, and does what the test asks over
+// a unix socket: allocate, fill, check, register memory (answering with the
+// packed remote key), and move data itself towards the test process.
+// Between requests it drives its worker's progress, and its UCX async
+// thread serves staged transfers too.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace uct_test {
+
+enum PeerCmd : uint32_t {
+	kHello = 1,   // -> blob: interface address; a: pid
+	kAlloc,       // a: kind (0 host, 1 device), b: size -> a: id, b: address
+	kFill,        // a: id, b: seed, c: offset, d: length, e: pattern base
+	kCheck,       // a: id, b: seed, c: offset, d: length, e: pattern base
+		      // -> a: first bad + 1 or 0
+	kCheckZero,   // a: id, c: offset, d: length -> a: first non-zero + 1 or 0
+	kZero,        // a: id
+	kReg,         // a: id, b: UCT access flags (0: all), c: offset, d: length
+		      // -> a: reg id, blob: packed rkey
+	kDereg,       // a: reg id
+	kFree,        // a: id
+	kConnect,     // blob: the test's interface address -> a: ep id
+	kXfer,        // a: 0 put / 1 get, b: id, c: offset, d: length,
+		      // e: remote address, blob: packed rkey -> status
+	kShm,         // b: size -> a: fd of a shared host buffer (memfd), which
+		      // the peer mapped on its device: the staging buffer of
+		      // the hand-written staged path the benchmark compares with
+	kDmaH2D,      // a: id, d: length: the peer's DMA engine copies the
+		      // shared buffer into its device buffer (as hl-ipc demo)
+	kExit,
+};
+
+struct PeerMsg {
+	uint32_t cmd;
+	int32_t status;
+	uint64_t a, b, c, d, e;
+	uint32_t blob_len;
+	uint8_t blob[252];
+};
+
+class Peer {
+public:
+	// Starts a peer owning device index dev; `as_nobody` runs it as user
+	// nobody (no device then: host memory only); env entries are added
+	// to its environment.
+	Peer(int dev, bool as_nobody = false,
+	     const std::vector<std::string> &env = {});
+	~Peer();
+	Peer(const Peer &) = delete;
+	Peer &operator=(const Peer &) = delete;
+
+	bool ok() const { return sock_ >= 0 && hello_ok_; }
+	pid_t pid() const { return pid_; }
+	const std::vector<uint8_t> &address() const { return address_; }
+	PeerMsg call(const PeerMsg &req);
+	PeerMsg call(uint32_t cmd, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0,
+		     uint64_t d = 0, uint64_t e = 0, const std::vector<uint8_t> &blob = {});
+	// Sends a request without waiting for the answer (the peer may be
+	// killed before it gives one); reply() reads it.
+	bool post(uint32_t cmd, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0,
+		  uint64_t d = 0, uint64_t e = 0, const std::vector<uint8_t> &blob = {});
+	PeerMsg reply();
+	// Kills it now (SIGKILL) and reaps it.
+	void kill_now();
+
+private:
+	int sock_ = -1;
+	pid_t pid_ = -1;
+	bool hello_ok_ = false;
+	std::vector<uint8_t> address_;
+};
+
+// The program peers run (default /proc/self/exe; under valgrind that is
+// valgrind itself, so main() sets its own path).
+void set_peer_program(const char *path);
+
+// The peer's side: runs until kExit or the socket closes.  Returns the
+// exit status.
+int peer_main(int sock, int dev);
+
+}  // namespace uct_test

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+// Host unit tests of the transport's parts that need neither UCX nor a
+// device: the remote key format, the staging mailbox between two
+// processes, doorbells, and process identities.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "addresses.h"
+#include "doorbell.h"
+#include "mailbox.h"
+#include "node_identity.h"
+#include "rkey_format.h"
+
+using namespace gaudi_ipc;
+
+namespace {
+
+RkeyFields sample()
+{
+	RkeyFields f;
+	memset(&f, 0, sizeof(f));
+	f.flags = kRkeyDevice | kRkeyCookie | kRkeyStaged | kRkeyWritable;
+	f.addr = 0x100000001000;
+	f.length = 12345;
+	f.cookie = 0x1122334455667788;
+	f.cookie_offset = 4096;
+	f.stage_key = 0xdeadbeefcafe;
+	f.owner = this_process();
+	f.owner_uid = 1000;
+	memcpy(f.boot_id, this_node().boot_id, 16);
+	f.pid_ns = this_node().pid_ns;
+	strcpy(f.bus, "0000:10:00.0");
+	return f;
+}
+
+TEST(RkeyFormat, RoundTrip)
+{
+	PackedRkey k;
+	pack_rkey(sample(), &k);
+	RkeyFields g;
+	ASSERT_EQ(parse_rkey(&k, this_node(), &g), RkeyCheck::Ok);
+	RkeyFields f = sample();
+	EXPECT_EQ(g.flags, f.flags);
+	EXPECT_EQ(g.addr, f.addr);
+	EXPECT_EQ(g.length, f.length);
+	EXPECT_EQ(g.cookie, f.cookie);
+	EXPECT_EQ(g.cookie_offset, f.cookie_offset);
+	EXPECT_EQ(g.stage_key, f.stage_key);
+	EXPECT_EQ(g.owner.pid, f.owner.pid);
+	EXPECT_EQ(g.owner.start, f.owner.start);
+	EXPECT_EQ(g.owner_uid, 1000u);
+	EXPECT_STREQ(g.bus, "0000:10:00.0");
+	EXPECT_TRUE(g.covers(f.addr, f.length));
+	EXPECT_TRUE(g.covers(f.addr + f.length - 1, 1));
+	EXPECT_FALSE(g.covers(f.addr + f.length, 1));
+	EXPECT_FALSE(g.covers(f.addr - 1, 1));
+	EXPECT_FALSE(g.covers(f.addr + 1, f.length));
+	EXPECT_FALSE(g.covers(f.addr, ~0ull));
+}
+
+TEST(RkeyFormat, UnalignedBuffer)
+{
+	alignas(8) unsigned char buf[sizeof(PackedRkey) + 1];
+	PackedRkey k;
+	pack_rkey(sample(), &k);
+	memcpy(buf + 1, &k, sizeof(k));
+	RkeyFields g;
+	EXPECT_EQ(parse_rkey(buf + 1, this_node(), &g), RkeyCheck::Ok);
+}
+
+TEST(RkeyFormat, EveryDamagedByteIsCaught)
+{
+	PackedRkey k;
+	pack_rkey(sample(), &k);
+	for (size_t i = 0; i < sizeof(k); i++) {
+		PackedRkey d = k;
+		reinterpret_cast<unsigned char *>(&d)[i] ^= 0x10;
+		RkeyFields g;
+		EXPECT_EQ(parse_rkey(&d, this_node(), &g), RkeyCheck::Corrupt) << "byte " << i;
+	}
+}
+
+// Fields that are consistent byte-wise but say impossible things.
+TEST(RkeyFormat, InconsistentFields)
+{
+	auto bad = [](void (*change)(PackedRkey &)) {
+		PackedRkey k;
+		pack_rkey(sample(), &k);
+		change(k);
+		k.check = rkey_checksum(&k, offsetof(PackedRkey, check));
+		RkeyFields g;
+		return parse_rkey(&k, this_node(), &g);
+	};
+	EXPECT_EQ(bad([](PackedRkey &k) { k.magic = 0; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.version = 2; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.flags |= 0x10; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.reserved = 1; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.length = 0; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.addr = ~0ull; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.bus[15] = 'x'; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.bus[0] = 0; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.cookie = 0; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.stage_key = 0; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.owner_pid = 0; }), RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.flags &= ~(kRkeyCookie | kRkeyStaged); }),
+		  RkeyCheck::Corrupt);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.boot_id[0] ^= 1; }), RkeyCheck::OtherNode);
+	EXPECT_EQ(bad([](PackedRkey &k) { k.pid_ns ^= 1; }), RkeyCheck::OtherNode);
+	// Host memory: no device named.
+	EXPECT_EQ(bad([](PackedRkey &k) {
+			  k.flags &= ~kRkeyDevice;
+			  memset(k.bus, 0, sizeof(k.bus));
+		  }),
+		  RkeyCheck::Ok);
+}
+
+TEST(Identity, ProcessesAndNodes)
+{
+	const ProcessId &me = this_process();
+	EXPECT_EQ(me.pid, static_cast<uint32_t>(getpid()));
+	EXPECT_NE(me.start, 0u);
+	EXPECT_TRUE(process_alive(me));
+	EXPECT_FALSE(process_alive(ProcessId{me.pid, me.start + 1}));
+	EXPECT_FALSE(process_alive(ProcessId{0, me.start}));
+	// A child that exited: dead as a zombie, and after it is reaped.
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	ProcessId child{static_cast<uint32_t>(c), 0};
+	for (int i = 0; i < 100 && !child.start; i++)
+		child.start = process_start_time(c);
+	usleep(100 * 1000);
+	EXPECT_FALSE(process_alive(child)) << "a zombie is not alive";
+	waitpid(c, nullptr, 0);
+	EXPECT_FALSE(process_alive(child));
+	EXPECT_TRUE(same_node(this_node(), this_node()));
+	NodeId other = this_node();
+	other.net_ns++;
+	EXPECT_FALSE(same_node(this_node(), other));
+	DeviceAddr a = device_addr(this_node()), b = device_addr(other);
+	EXPECT_EQ(a.boot, b.boot);
+	EXPECT_NE(a.namespaces, b.namespaces);
+	EXPECT_NE(random_u64(), random_u64());
+}
+
+TEST(Mailbox, LayoutAndClaims)
+{
+	Mailbox mb;
+	ASSERT_EQ(mb.create(4, 5000, 77), 0);
+	EXPECT_EQ(mb.slots(), 4u);
+	EXPECT_EQ(mb.slot_size(), 8192u);  // whole pages
+	EXPECT_EQ(reinterpret_cast<uintptr_t>(mb.staging_base()) % 4096, 0u);
+	EXPECT_EQ(mb.staging_bytes(), 4u * 8192);
+	for (uint32_t i = 0; i < 4; i++)
+		EXPECT_EQ(mb.slot(i).state.load(), kSlotFree);
+	int a = mb.claim(0), b = mb.claim(0), c = mb.claim(3), d = mb.claim(0);
+	EXPECT_EQ(a, 0);
+	EXPECT_EQ(b, 1);
+	EXPECT_EQ(c, 3);
+	EXPECT_EQ(d, 2);
+	EXPECT_EQ(mb.claim(0), -1);
+	mb.slot(1).state.store(kSlotFree);
+	EXPECT_EQ(mb.claim(2), 1);
+	Mailbox bad;
+	EXPECT_EQ(bad.create(0, 4096, 1), -EINVAL);
+	EXPECT_EQ(bad.create(1, 0, 1), -EINVAL);
+	EXPECT_EQ(bad.create(1, 1ull << 40, 1), -EINVAL);
+}
+
+// Another process opens the mailbox through /proc/<pid>/fd, sees what the
+// owner wrote, and the two hand a slot back and forth.
+TEST(Mailbox, SharedWithAnotherProcess)
+{
+	Mailbox mb;
+	ASSERT_EQ(mb.create(2, 4096, 1234), 0);
+	memcpy(mb.staging(1), "hello", 6);
+	ProcessId me = this_process();
+	int fd = mb.fd();
+	pid_t c = fork();
+	if (c == 0) {
+		Mailbox peer;
+		if (peer.attach(me, fd, 1234) != 0)
+			_exit(1);
+		if (peer.slots() != 2 || strcmp(reinterpret_cast<char *>(peer.staging(1)), "hello"))
+			_exit(2);
+		// Wrong nonce, wrong start time, no such fd: refused.
+		Mailbox x;
+		if (x.attach(me, fd, 1235) != -EPROTO ||
+		    x.attach(ProcessId{me.pid, me.start + 1}, fd, 1234) != -EPROTO ||
+		    x.attach(me, 999, 1234) != -ESRCH)
+			_exit(3);
+		int s = peer.claim(0);
+		if (s != 0)
+			_exit(4);
+		memcpy(peer.staging(0), "world", 6);
+		peer.slot(0).state.store(kSlotPosted, std::memory_order_release);
+		// Wait for the owner's answer.
+		for (int i = 0; i < 10000; i++) {
+			if (peer.slot(0).state.load(std::memory_order_acquire) == kSlotDone)
+				_exit(peer.slot(0).status.load() == -5 ? 0 : 5);
+			usleep(1000);
+		}
+		_exit(6);
+	}
+	bool served = false;
+	for (int i = 0; i < 10000 && !served; i++) {
+		uint32_t expect = kSlotPosted;
+		if (mb.slot(0).state.compare_exchange_strong(expect, kSlotServing)) {
+			EXPECT_STREQ(reinterpret_cast<char *>(mb.staging(0)), "world");
+			mb.slot(0).status.store(-5);
+			mb.slot(0).state.store(kSlotDone, std::memory_order_release);
+			served = true;
+		}
+		usleep(1000);
+	}
+	EXPECT_TRUE(served);
+	int st = 0;
+	waitpid(c, &st, 0);
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(WEXITSTATUS(st), 0);
+}
+
+TEST(Doorbell, RingsAndDrains)
+{
+	Doorbell bell;
+	ASSERT_EQ(bell.bind(42, Bell::Request), 0);
+	Doorbell same;
+	EXPECT_EQ(same.bind(42, Bell::Request), -EADDRINUSE);
+	Doorbell other;
+	EXPECT_EQ(other.bind(42, Bell::Completion), 0);
+	EXPECT_FALSE(bell.drain());
+	for (int i = 0; i < 3; i++)
+		Doorbell::ring(this_process().pid, 42, Bell::Request);
+	struct pollfd p = {bell.fd(), POLLIN, 0};
+	EXPECT_EQ(poll(&p, 1, 1000), 1);
+	EXPECT_TRUE(bell.drain());
+	EXPECT_FALSE(bell.drain());
+	EXPECT_FALSE(other.drain());
+	// Nobody listening: ringing costs nothing and says nothing.
+	Doorbell::ring(this_process().pid, 43, Bell::Request);
+	// Rings never block, however many.
+	for (int i = 0; i < 100000; i++)
+		Doorbell::ring(this_process().pid, 42, Bell::Request);
+	EXPECT_TRUE(bell.drain());
+}
+
+}  // namespace

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#include "device_dma.h"
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "device_index.h"
+#include "hlthunk.h"
+
+namespace gaudi_ipc {
+
+int DeviceDmaSet::get(int dev, uint64_t addr, uint64_t len, DeviceDma **out)
+{
+	struct hlthunk_ipc_mem_info info;
+	int rc = hlthunk_ipc_lookup_address(addr, len, &info);
+	if (rc < 0)
+		return rc == -ENOENT ? -EFAULT : rc;
+	if (device_index(info.pci_bus_id) != dev)
+		return -EFAULT;  // the address now belongs to another device
+	if (DeviceDma *d = find(dev)) {
+		*out = d;
+		return 0;
+	}
+	if (info.fd < 0)
+		return -EBADF;
+	auto d = std::make_unique<DeviceDma>();
+	// Out of the way of the small numbers a program may expect to get.
+	int dup = fcntl(info.fd, F_DUPFD_CLOEXEC, 100);
+	if (dup < 0 && errno == EINVAL)
+		dup = fcntl(info.fd, F_DUPFD_CLOEXEC, 0);
+	d->ctx = Fd(dup);
+	if (!d->ctx.valid())
+		return -errno;
+	rc = d->engine.init(d->ctx.get());
+	if (rc < 0)
+		return rc;
+	*out = d.get();
+	by_dev_.emplace(dev, std::move(d));
+	return 0;
+}
+
+DeviceDma *DeviceDmaSet::find(int dev)
+{
+	auto it = by_dev_.find(dev);
+	return it == by_dev_.end() ? nullptr : it->second.get();
+}
+
+int HostOnDevices::va(int dev, DeviceDma &dd, void *p, uint64_t len, uint64_t *out)
+{
+	auto it = by_dev_.find(dev);
+	if (it == by_dev_.end()) {
+		auto m = std::make_unique<HostOnDevice>();
+		int rc = m->map(dd.ctx.get(), p, len);
+		if (rc < 0)
+			return rc;
+		it = by_dev_.emplace(dev, std::move(m)).first;
+	}
+	*out = it->second->va();
+	return 0;
+}
+
+}  // namespace gaudi_ipc

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// The staged path's hold on the devices whose memory it moves: per device,
+// a duplicate of the program's compute fd (the device's context in this
+// process) with a DMA engine on it, and host memory mapped on it.
+//
+// The duplicate keeps the context alive while the transport uses it, so an
+// fd number the program closes and reuses can never make the transport
+// submit work to another device or context (an exclusive compute node
+// cannot be opened a second time while the duplicate lives).  Every use
+// checks with libhlthunk that the memory is still mapped on that device.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "dma_engine.h"
+#include "resources.h"
+
+namespace gaudi_ipc {
+
+struct DeviceDma {
+	Fd ctx;            // dup of the program's compute fd
+	DmaEngine engine;  // on ctx
+};
+
+class DeviceDmaSet {
+public:
+	// The DMA engine of device `dev` for moving [addr, addr + len) of its
+	// memory, after checking the range is mapped there.  0 or -errno:
+	// -EFAULT when the memory is not (any more) mapped on that device,
+	// -EBADF when the program closed the fd it was mapped on before the
+	// transport first needed it.
+	int get(int dev, uint64_t addr, uint64_t len, DeviceDma **out);
+	// The engine already held for dev, or null.
+	DeviceDma *find(int dev);
+
+private:
+	std::map<int, std::unique_ptr<DeviceDma>> by_dev_;
+};
+
+// Host memory (a staging area) mapped on the devices that use it.
+class HostOnDevices {
+public:
+	// Device VA of p on dd's device, mapping [p, p + len) there first.
+	int va(int dev, DeviceDma &dd, void *p, uint64_t len, uint64_t *out);
+	void reset() { by_dev_.clear(); }
+
+private:
+	std::map<int, std::unique_ptr<HostOnDevice>> by_dev_;
+};
+
+}  // namespace gaudi_ipc

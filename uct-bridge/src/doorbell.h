@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Doorbells between processes of the staged path: an abstract unix
+// datagram socket per interface and purpose, named by the owner's pid and
+// mailbox nonce, whose fd becomes readable when a peer rings.  A ring is
+// a hint to look at the mailbox, never data: a lost or extra ring only
+// costs a wasted look, so rings never block and are never retried.
+#pragma once
+
+#include <cstdint>
+
+#include "resources.h"
+
+namespace gaudi_ipc {
+
+enum class Bell : char {
+	Request = 'r',     // a peer posted a slot in this interface's mailbox
+	Completion = 'c',  // the owner of a mailbox finished a slot of ours
+};
+
+class Doorbell {
+public:
+	// Binds this process's bell of that kind for the nonce.  0 or -errno.
+	int bind(uint64_t nonce, Bell kind);
+	int fd() const { return fd_.get(); }
+	// Reads every pending ring; true if there was any.
+	bool drain() const;
+	// Rings pid's bell (never blocks; failures are ignored: see above).
+	static void ring(uint32_t pid, uint64_t nonce, Bell kind);
+
+private:
+	Fd fd_;
+};
+
+}  // namespace gaudi_ipc

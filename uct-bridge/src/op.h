@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// An operation in flight: a put or get that did not complete inside the
+// call.  Its parts (channel copies, staged chunks) finish independently;
+// when the last one has, and the operation was fully started, its
+// completion is called with the first error of any part.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <vector>
+
+#include "hlthunk.h"
+#include "ucx.h"
+
+namespace gaudi_ipc {
+
+class Ep;
+struct PeerMailbox;
+
+// A piece of local memory an operation reads (put) or writes (get).
+struct Piece {
+	uint64_t addr;  // host pointer, or device VA of device `dev`
+	uint64_t len;
+	int dev;        // device_index; kHostDevice for host memory
+};
+
+struct Op {
+	Ep *ep;                     // null once the endpoint is destroyed
+	uct_completion_t *comp;     // may be null
+	ucs_status_t status = UCS_OK;
+	unsigned parts = 0;         // parts in flight
+	bool started = false;       // every part has been submitted
+	uint64_t index = 0;         // issue order on its endpoint
+	std::list<Op>::iterator self;
+
+	// Channel path, segment mode: the copies and how far they got.
+	std::vector<struct hlthunk_ipc_copy> copies;
+	size_t copy_index = 0;
+	uint64_t copy_done = 0;  // bytes of copies[copy_index] done
+
+	// Staged path: what remains to be posted.
+	bool staged = false;
+	bool get = false;
+	std::vector<Piece> pieces;  // local memory, in transfer order
+	uint64_t total = 0;         // bytes
+	uint64_t posted = 0;        // bytes handed to slots so far
+	uint64_t key = 0;           // the target's registry key
+	uint64_t remote_off = 0;    // offset of byte 0 in that registration
+	std::shared_ptr<PeerMailbox> peer;  // keeps its mailbox open
+	uct_unpack_callback_t unpack = nullptr;  // get_bcopy
+	void *unpack_arg = nullptr;
+};
+
+}  // namespace gaudi_ipc

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#include "transport_config.h"
+
+namespace gaudi_ipc {
+
+ucs_config_field_t md_config_table[] = {
+	{"", "", nullptr, ucs_offsetof(MdConfig, super),
+	 UCS_CONFIG_TYPE_TABLE(uct_md_config_table)},
+
+	{nullptr, nullptr, nullptr, 0, {}},
+};
+
+ucs_config_field_t iface_config_table[] = {
+	{"", "", nullptr, ucs_offsetof(IfaceConfig, super),
+	 UCS_CONFIG_TYPE_TABLE(uct_iface_config_table)},
+
+	{"CHANNELS", "try",
+	 "Move data through /dev/hl_ipc channels (one copy, device to device):\n"
+	 " yes - channels only; memory they cannot reach is unreachable, and\n"
+	 "       the interface does not open without /dev/hl_ipc,\n"
+	 " no  - never; every transfer takes the staged DMA path (the source\n"
+	 "       device's DMA engine copies into pinned host memory, the\n"
+	 "       destination's copies out of it),\n"
+	 " try - channels, and the staged path where channels cannot reach\n"
+	 "       the memory (no habanalabs_ipc module, peer-to-peer-only\n"
+	 "       device memory).",
+	 ucs_offsetof(IfaceConfig, channels), UCS_CONFIG_TYPE_TERNARY},
+
+	{"BW", "2100MBs",
+	 "Bandwidth UCX assumes for the transport when it chooses between\n"
+	 "transports.  The default was measured with the channel path on\n"
+	 "emulated devices (Documentation/uct-bridge.md, \"Performance\").",
+	 ucs_offsetof(IfaceConfig, bandwidth), UCS_CONFIG_TYPE_BW},
+
+	{"LAT", "6us",
+	 "Latency UCX assumes for one transfer (measured, as BW).",
+	 ucs_offsetof(IfaceConfig, latency), UCS_CONFIG_TYPE_TIME},
+
+	{"OVERHEAD", "5us",
+	 "CPU time UCX assumes an operation costs the caller (measured, as BW).",
+	 ucs_offsetof(IfaceConfig, overhead), UCS_CONFIG_TYPE_TIME},
+
+	{"MAX_INFLIGHT", "64",
+	 "Operations one interface keeps in flight; more return\n"
+	 "UCS_ERR_NO_RESOURCE (UCX then queues them as pending).",
+	 ucs_offsetof(IfaceConfig, max_inflight), UCS_CONFIG_TYPE_UINT},
+
+	{"SYNC_COPY_MAX", "1m",
+	 "Channel path: operations up to this size are copied inside the call\n"
+	 "and complete at once; larger ones return UCS_INPROGRESS and are copied\n"
+	 "by progress, SEG_SIZE at a time (or by the kernel, see ASYNC_COPIES).",
+	 ucs_offsetof(IfaceConfig, sync_copy_max), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"SEG_SIZE", "1m",
+	 "Channel path: the most one progress call copies of a large operation\n"
+	 "(how long progress may run: about SEG_SIZE / copy bandwidth).",
+	 ucs_offsetof(IfaceConfig, seg_size), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"ASYNC_COPIES", "n",
+	 "Channel path: queue operations above SYNC_COPY_MAX on the kernel's\n"
+	 "channel, whose own worker copies them while the caller goes on (copies\n"
+	 "on different channels then run in parallel); completions come through\n"
+	 "the channel's WAIT and the /dev/hl_ipc fd.  Off by default: handing a\n"
+	 "copy to a kernel worker and back was measured several times slower\n"
+	 "than copying in the caller (Documentation/uct-bridge.md).",
+	 ucs_offsetof(IfaceConfig, async_copies), UCS_CONFIG_TYPE_BOOL},
+
+	{"BCOPY_SIZE", "8k",
+	 "Largest put_bcopy and get_bcopy: the size of the interface's\n"
+	 "registered bounce buffer (never above STAGING_SIZE).",
+	 ucs_offsetof(IfaceConfig, bcopy_size), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"STAGING_SIZE", "4m",
+	 "Staged path: bytes of pinned host memory per staging slot, the largest\n"
+	 "piece of a transfer.  Larger transfers are split; up to half the slots\n"
+	 "are filled per DMA command submission.  The default was measured: on\n"
+	 "emulated devices a submission costs far more than the bytes it moves.",
+	 ucs_offsetof(IfaceConfig, staging_size), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"STAGING_SLOTS", "8",
+	 "Staged path: slots this interface offers peers; pieces of transfers\n"
+	 "towards it that are in flight at once (memory: SLOTS x SIZE).",
+	 ucs_offsetof(IfaceConfig, staging_slots), UCS_CONFIG_TYPE_UINT},
+
+	{"PEER_TIMEOUT", "30s",
+	 "Staged path: how long a transfer waits for a peer that is alive but\n"
+	 "does not serve it (a peer that exits fails its transfers at once).",
+	 ucs_offsetof(IfaceConfig, peer_timeout), UCS_CONFIG_TYPE_TIME},
+
+	{"DMA_TIMEOUT", "30s",
+	 "Staged path: how long one DMA command submission may take.",
+	 ucs_offsetof(IfaceConfig, dma_timeout), UCS_CONFIG_TYPE_TIME},
+
+	{nullptr, nullptr, nullptr, 0, {}},
+};
+
+}  // namespace gaudi_ipc
