@@ -5,7 +5,8 @@
 #                [KERNELS <series>...]               default: all supported
 #                [TIMEOUT <seconds>]                 default: 600
 #                [RUNVM_ARGS <args>...]              more run-vm options
-#                [NO_UNLOAD])
+#                [NO_UNLOAD]
+#                [NO_DEBUG])                         not on the debug kernel
 #
 # Registers one CTest test per kernel, named vm-<series>.<name>, labelled
 # "vm" and "vm-<series>", that boots that kernel under tools/vm/run-vm and
@@ -26,7 +27,7 @@ function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD" "TIMEOUT"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG" "TIMEOUT"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -59,7 +60,7 @@ function(hl_add_vm_test name)
     set_tests_properties(vm-${_series}.${name} PROPERTIES
       LABELS "vm;vm-${_series}" TIMEOUT ${_ctest_timeout} RUN_SERIAL TRUE)
   endforeach()
-  if(HL_DEBUG_KVER AND "6.12" IN_LIST A_KERNELS)
+  if(HL_DEBUG_KVER AND "6.12" IN_LIST A_KERNELS AND NOT A_NO_DEBUG)
     math(EXPR _dt "${A_TIMEOUT} * ${HL_DEBUG_TIMEOUT_FACTOR}")
     math(EXPR _ctest_dt "${_dt} + 120")
     set(_known "")

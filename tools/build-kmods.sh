@@ -35,6 +35,9 @@ for d in kernel uapi tests/kmod; do
 		done
 done
 
+# The module version comes from dkms.conf (kernel/Kbuild).
+cp -u --preserve=timestamps "$TOP/dkms.conf" "$SRC/dkms.conf"
+
 echo "build-kmods: $KVER ($TARGET)"
 make -s -C "$SRC/kernel" KVER="$KVER" KDIR="$KDIR" ${HL_MODULES:+HL_MODULES="$HL_MODULES"} "$TARGET"
 make -s -C "$KDIR" M="$SRC/tests/kmod" W=1 modules

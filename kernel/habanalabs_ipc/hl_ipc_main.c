@@ -142,5 +142,6 @@ module_exit(hl_ipc_exit);
 
 MODULE_DESCRIPTION("Node-local device-to-device IPC channels for Habana Gaudi");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(HL_MODULE_VERSION);
 MODULE_INFO(abi_version, __stringify(HL_IPC_ABI_VERSION));
 HL_IMPORT_DMA_BUF_NS();

@@ -111,3 +111,4 @@ module_exit(sim_exit);
 HL_IMPORT_DMA_BUF_NS();
 MODULE_DESCRIPTION("Emulated Habana Gaudi2 devices for testing without hardware");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(HL_MODULE_VERSION);

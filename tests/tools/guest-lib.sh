@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shell functions for tests that run inside a run-vm guest as root and need
 # to change the system the way an operator would (sourced, not run).
 #
@@ -76,8 +77,8 @@ UDEVD_PID=
 start_udevd() {
 	/lib/systemd/systemd-udevd --resolve-names=early >/run/udevd.log 2>&1 &
 	UDEVD_PID=$!
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		[ -S /run/udev/control ] && udevadm control --ping 2>/dev/null && return 0
 		sleep 0.1
 	done

@@ -32,6 +32,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+step "modules not installed"
+run_rc 1 load00 "$HL" load
+has load00.err "habanalabs_ipc is not installed for kernel $KVER_RE .*install the habanalabs-ipc-dkms package"
+run_rc 1 load01 "$HL" load habanalabs_sim
+has load01.err "install the habanalabs-sim-dkms package"
+run_rc 3 status00 "$HL" status
+has status00.out "^habanalabs_ipc: not loaded, not installed for kernel $KVER_RE"
+has status00.err "after installing the habanalabs-ipc-dkms package"
+
 step "set-up: the modules installed, a user outside group hl"
 install_modules "$HL_KMOD_DIR" "$INDEX"
 add_group hl
@@ -65,6 +74,11 @@ run_rc 0 loadsim2 "$HL" load habanalabs_sim
 has loadsim2.out "already loaded"
 run_rc 1 loadsim3 "$HL" load habanalabs_sim num_devices=1
 has loadsim3.err "already loaded; unload it first"
+# Devices but no /dev/hl_ipc yet.
+run_rc 1 bench00 "$HL" bench --sizes 4K --time 0
+has bench00.err "the habanalabs_ipc kernel module is not loaded"
+run_rc 1 demo00 "$HL" demo --sizes 4K
+has demo00.err "the habanalabs_ipc kernel module is not loaded"
 run_rc 0 loadipc "$HL" load max_channels=8
 
 step "status: the installed module, its parameters, both devices"
@@ -84,7 +98,7 @@ mkfifo /run/holder.in
 "$HOLDER" --device /dev/hlsim0 </run/holder.in >/run/holder.out 2>&1 &
 HOLDER_PID=$!
 exec 7>/run/holder.in
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	grep -q ready /run/holder.out && break
 	sleep 0.1
 done
@@ -114,11 +128,16 @@ has unl2.err "process $HOLDER_PID \(ipc_holder\) holds /dev/hlsim0"
 run_rc 1 bench1 "$HL" bench --sizes 4K --time 0
 has bench1.err "the device is busy"
 has bench1.err "/dev/hlsim0 is in use by $HOLDER_PID \(ipc_holder\)"
+run_rc 1 demo1 "$HL" demo --sizes 4K
+has demo1.err "the device is busy"
 
 step "a user who may not see the holder"
 run_rc 0 ch2 as hlother "$HL" channels
 has ch2.out "no channels are open"
 has ch2.err "processes of other users could not be inspected"
+run_rc 0 rg2 as hlother "$HL" regions
+has rg2.out "no regions are registered"
+has rg2.err "processes of other users could not be inspected"
 stop_holder
 
 step "bench: table, JSON, plot, progress bar"

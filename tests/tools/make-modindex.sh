@@ -18,6 +18,7 @@ KVER=$1 KMODS=$2 OUT=$3
 TREE=/lib/modules/$KVER
 if [ ! -d "$TREE/kernel" ]; then
 	TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	# shellcheck source=/dev/null
 	env=$("$TOP/tools/vm/debug-kernel.sh" --env 2>/dev/null) &&
 		TREE=$(. "$env" && [ "$HLDK_KVER" = "$KVER" ] &&
 			echo "$HLDK_MODROOT/lib/modules/$KVER") || true

@@ -120,9 +120,9 @@ int load_main(int argc, char **argv)
 	if (st.file.empty()) {
 		fprintf(stderr,
 			"hl-ipc load: %s is not installed for kernel %s (modprobe cannot "
-			"find it): install the habanalabs-ipc-dkms package%s, or check "
-			"'dkms status'\n", module.c_str(), kernel_release().c_str(),
-			module == "habanalabs_sim" ? " and habanalabs-sim-dkms" : "");
+			"find it): install the %s package and the kernel's headers, or "
+			"check 'dkms status'\n", module.c_str(), kernel_release().c_str(),
+			module == "habanalabs_sim" ? "habanalabs-sim-dkms" : "habanalabs-ipc-dkms");
 		return kExitFail;
 	}
 	for (auto &n : names) {

@@ -85,7 +85,8 @@ std::string loaded_from_text(const ModuleStatus &m)
 	if (m.loaded_from_file == "no")
 		return "another file than the installed one (insmod from elsewhere, "
 		       "or the file changed since loading)";
-	return "unknown (the module records no srcversion or build id)";
+	return "unknown (no build id of the loaded module or of the installed "
+	       "file to compare, e.g. a gzip or zstd compressed file)";
 }
 
 void print_module(const ModuleStatus &m)

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "module_file.h"
 #include "sysfs.h"
 
 namespace hlipc {
@@ -143,10 +144,15 @@ ModuleStatus KernelModules::status(const std::string &name)
 	read_loaded_params(name, &s);
 
 	if (!s.file.empty()) {
-		if (!s.srcversion.empty() && !s.file_srcversion.empty())
-			s.loaded_from_file = s.srcversion == s.file_srcversion ? "yes" : "no";
-		else if (!s.build_id.empty() && !s.file_build_id.empty())
+		// The build id tells builds of the same sources apart (a DKMS
+		// build and a copy built elsewhere); srcversion does not.
+		// Equal srcversions only say "same sources", so without both
+		// build ids the answer is "no" or "unknown", never "yes".
+		if (!s.build_id.empty() && !s.file_build_id.empty())
 			s.loaded_from_file = s.build_id == s.file_build_id ? "yes" : "no";
+		else if (!s.srcversion.empty() && !s.file_srcversion.empty() &&
+			 s.srcversion != s.file_srcversion)
+			s.loaded_from_file = "no";
 	} else {
 		s.loaded_from_file = "no";
 	}
@@ -211,7 +217,7 @@ std::string note_build_id(const std::string &blob)
 
 std::string elf_build_id(const std::string &path)
 {
-	std::string f = read_blob(path, 64 << 20);
+	std::string f = read_module_image(path, 64 << 20);
 	if (f.size() < sizeof(Elf64_Ehdr) || memcmp(f.data(), ELFMAG, SELFMAG) ||
 	    f[EI_CLASS] != ELFCLASS64)
 		return "";

@@ -33,7 +33,7 @@ struct ModuleStatus {
 	std::string file_version, file_srcversion, file_build_id;
 	std::vector<ModuleParam> file_params;  // names and descriptions
 	// Whether the loaded module is that file: "yes", "no" or "unknown"
-	// (compared by srcversion, else by build id).
+	// (compared by GNU build id; different srcversions also mean "no").
 	std::string loaded_from_file = "unknown";
 
 	bool loaded() const { return state != "absent"; }
@@ -60,8 +60,8 @@ private:
 	kmod_ctx *ctx_;
 };
 
-// The GNU build id of an ELF file, as hex; empty if there is none or the
-// file cannot be read as uncompressed ELF.
+// The GNU build id of a module file (ELF, or xz-compressed ELF), as hex;
+// empty if there is none or the file cannot be read (read_module_image).
 std::string elf_build_id(const std::string &path);
 // The same from a note blob (/sys/module/NAME/notes/.note.gnu.build-id).
 std::string note_build_id(const std::string &blob);

@@ -14,7 +14,7 @@ set -euo pipefail
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 
-APT_LIST= APT_PARTS=
+APT_LIST='' APT_PARTS=''
 eval "$(apt-config shell APT_LIST Dir::Etc::sourcelist/f APT_PARTS Dir::Etc::sourceparts/d)"
 APT_PARTS=${APT_PARTS%/}
 EXTRA=$APT_PARTS/hlipc-bookworm-extra.sources

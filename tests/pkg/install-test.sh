@@ -1,0 +1,227 @@
+#!/bin/bash
+# In-VM test of the Debian packages, installed as an operator installs
+# them, in a guest whose root is writable (run-vm --writable-root: the
+# host's root read-only below a tmpfs, so nothing reaches the host):
+#  - dpkg -i of every package but the emulator's, with udevd running and
+#    a habanalabs_ipc of the build tree loaded: hl-ipc-tools' postinst
+#    creates the group hl and applies the udev rules to the existing
+#    /dev/hl_ipc, and the installed hl-ipc tells the loaded module from
+#    the installed one;
+#  - habanalabs-ipc-dkms's postinst builds and installs habanalabs_ipc for
+#    the running kernel, and skips, with its message, the other installed
+#    kernels, whose headers the test hides;
+#  - modprobe loads the DKMS-installed module, modinfo shows the package's
+#    version; the emulator of the build tree makes udev load the installed
+#    module through the package's rules; the nodes belong to group hl; the
+#    installed hl-ipc shows the installed module and both emulated
+#    devices, and a member of hl runs the demo's copies through the
+#    installed libhlthunk;
+#  - dpkg --purge removes every file the packages and DKMS installed, the
+#    module is gone from /lib/modules and modprobe's index, and dkms
+#    status is empty.
+# A DKMS build under TCG takes minutes: the test builds one module for
+# one kernel.  habanalabs-sim-dkms is not installed here (its postinst and
+# prerm are the same dh_dkms scripts); pkg.contents builds the sources of
+# both DKMS packages for every kernel on the host, where it is fast.
+# usage (in the guest, as root): install-test.sh SRC_DIR DEB_DIR
+set -u
+SRC=$1
+DEBS=$2
+. "$SRC/tests/tools/guest-lib.sh"
+
+PKGS=()
+FILES=()
+while read -r f; do
+	case $f in *-dbgsym_* | habanalabs-sim-dkms_*) continue ;; esac
+	PKGS+=("$(dpkg-deb -f "$DEBS/$f" Package)")
+	FILES+=("$DEBS/$f")
+done <"$DEBS/debs.list"
+VERSION=$(dpkg-deb -f "${FILES[0]}" Version)
+MODDIR=/lib/modules/$KVER/updates/dkms
+
+cleanup() {
+	stop_udevd
+	for m in habanalabs_ipc habanalabs_sim; do
+		[ ! -d /sys/module/$m ] || rmmod $m || echo "cannot unload $m" >&2
+	done
+}
+trap cleanup EXIT
+
+# timed NAME CMD...: run CMD with its output in /run/out/NAME.log, print
+# how long it took, show the log and fail if it fails.
+timed() {
+	local name=$1 t0 rc
+	shift
+	mkdir -p /run/out
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	"$@" >"/run/out/$name.log" 2>&1
+	rc=$?
+	T=$(awk -v t0="$t0" '{ printf "%.0f", $1 - t0 }' /proc/uptime)
+	if [ "$rc" != 0 ]; then
+		cat "/run/out/$name.log" >&2
+		fail "'$*' exited with $rc"
+	fi
+	echo "ok: $* ($T s)"
+}
+
+step "set-up: a writable root, nothing of ours installed"
+touch /usr/.hl-w 2>/dev/null && rm -f /usr/.hl-w ||
+	fail "the root is not writable: run under run-vm --writable-root"
+for p in "${PKGS[@]}"; do
+	! dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q installed ||
+		fail "$p is already installed on the host; this test needs a host without it"
+done
+# ours: our modules anywhere in /lib/modules but the kernels' own trees
+# (thousands of files, slow to walk over 9p).
+ours() {
+	find /lib/modules -path '/lib/modules/*/kernel' -prune -o \
+		\( -name 'habanalabs_ipc.ko*' -o -name 'habanalabs_sim.ko*' \) -print
+}
+[ -z "$(ours)" ] || fail "the host has our modules in /lib/modules: $(ours)"
+# man-db's trigger would re-index every manual page over 9p.
+rm -f /var/lib/man-db/auto-update
+[ -z "$(dkms status 2>/dev/null)" ] || fail "dkms status is not empty: $(dkms status)"
+echo "packages: ${PKGS[*]} ($VERSION)"
+# Only the running kernel's headers: a DKMS build under TCG takes minutes.
+# (The root is an overlay: this removes nothing on the host.)
+OTHERS=()
+for b in /lib/modules/*/build; do
+	k=$(basename "$(dirname "$b")")
+	[ "$k" = "$KVER" ] && continue
+	rm -f "$b" || fail "cannot hide the headers of $k"
+	OTHERS+=("$k")
+done
+[ -e "/lib/modules/$KVER/build/include" ] || fail "no headers for $KVER in /lib/modules/$KVER/build"
+echo "headers of $KVER only${OTHERS[*]:+ (hidden: ${OTHERS[*]})}"
+
+step "before: udevd runs, a habanalabs_ipc of the build tree is loaded"
+[ -n "${HL_KMOD_DIR:-}" ] || fail "HL_KMOD_DIR is not set (run under run-vm)"
+start_udevd
+insmod "$HL_KMOD_DIR/habanalabs_ipc.ko" || fail "insmod $HL_KMOD_DIR/habanalabs_ipc.ko"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
+[ "$(stat -c %G /dev/hl_ipc)" = root ] || fail "/dev/hl_ipc is $(mode_of /dev/hl_ipc) before the rules are installed"
+! getent group hl >/dev/null || fail "the host has a group hl already; this test needs a host without it"
+
+step "dpkg -i: DKMS builds and installs habanalabs_ipc"
+export DEBIAN_FRONTEND=noninteractive
+timed install dpkg -i "${FILES[@]}"
+INSTALL_T=$T
+grep -E '^(Building for|Building initial module|Done|Module build for kernel|.*skipped)' \
+	/run/out/install.log | sed 's/^/  dkms: /'
+dkms status | sed 's/^/  /'
+dkms status -m habanalabs-ipc -v "$VERSION" -k "$KVER" | grep -q ': installed' ||
+	fail "dkms did not install habanalabs-ipc $VERSION for $KVER"
+for k in ${OTHERS[@]+"${OTHERS[@]}"}; do
+	! dkms status 2>/dev/null | grep -qF ", $k," || fail "dkms built for $k, whose headers are hidden"
+done
+
+step "the installed module: DKMS's, with the package's version"
+m=habanalabs_ipc
+path=$(modinfo -n "$m") || fail "modprobe does not know $m"
+case $path in
+"$MODDIR/$m.ko" | "$MODDIR/$m.ko."*) ;;
+*) fail "modinfo finds $m at $path, not in $MODDIR" ;;
+esac
+copies=$(ours | grep -c "/lib/modules/$KVER/.*/$m\.ko")
+[ "$copies" = 1 ] || fail "$copies files of $m in /lib/modules/$KVER"
+v=$(modinfo -F version "$m")
+[ "$v" = "$VERSION" ] || fail "modinfo $m: version '$v', not $VERSION"
+echo "ok: $m: $path, version $v"
+
+step "the tools package: group hl, udev rules, modprobe.d, man page, completion"
+getent group hl >/dev/null || fail "group hl was not created"
+echo "ok: group $(getent group hl)"
+for f in /lib/udev/rules.d/70-habanalabs-ipc.rules /etc/modprobe.d/habanalabs-ipc.conf \
+	/usr/lib/sysusers.d/habanalabs-ipc.conf /usr/share/bash-completion/completions/hl-ipc; do
+	[ -f "$f" ] || fail "$f is missing"
+done
+man -w hl-ipc | grep -q '/usr/share/man/man8/hl-ipc.8' || fail "man hl-ipc does not find hl-ipc(8)"
+lib=$(ldd /usr/bin/hl-ipc | awk '$1 == "libhlthunk.so.1" { print $3 }')
+[ "$(readlink -f "$lib")" = "$(readlink -f "$(dpkg -L libhlthunk1 | grep 'libhlthunk\.so\.1$')")" ] ||
+	fail "/usr/bin/hl-ipc uses '$lib', not libhlthunk1's library"
+echo "ok: /usr/bin/hl-ipc runs with $lib"
+
+step "the postinst applied the rules to the existing node; hl-ipc sees the build tree's module"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
+expect_mode /dev/hl_ipc "hl 660"
+KVER_RE=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g')
+run_rc 0 status0 /usr/bin/hl-ipc status
+has status0.out "installed +/lib/modules/$KVER_RE/updates/dkms/habanalabs_ipc\.ko"
+has status0.out "loaded from +another file than the installed one"
+rmmod habanalabs_ipc || fail "rmmod habanalabs_ipc"
+
+step "modprobe habanalabs_ipc loads the installed module; udev gives it group hl"
+timed modprobe-ipc modprobe habanalabs_ipc
+[ "$(cat /sys/module/habanalabs_ipc/version)" = "$VERSION" ] ||
+	fail "the loaded habanalabs_ipc has version $(cat /sys/module/habanalabs_ipc/version)"
+# The GNU build id tells this build from the build tree's.
+note=$(od -An -tx1 -v /sys/module/habanalabs_ipc/notes/.note.gnu.build-id | tr -d ' \n')
+# DKMS compresses the module as the kernel's own (xz on 6.12).
+elf=$path
+case $path in
+*.ko.xz) elf=/run/out/installed.ko; xz -dc "$path" >"$elf" || fail "cannot unpack $path" ;;
+esac
+id=$(readelf -n "$elf" | awk '/Build ID:/ { print $3 }')
+[ -n "$id" ] && [ "${note%"$id"}" != "$note" ] ||
+	fail "the loaded habanalabs_ipc (note $note) is not $path (build id $id)"
+echo "ok: the loaded habanalabs_ipc is $path (build id $id)"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
+expect_mode /dev/hl_ipc "hl 660"
+modprobe -r habanalabs_ipc || fail "modprobe -r habanalabs_ipc"
+
+step "the emulator makes udev load the installed habanalabs_ipc; hl-ipc status shows both devices"
+insmod "$HL_KMOD_DIR/habanalabs_sim.ko" num_devices=2 || fail "insmod habanalabs_sim"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
+[ -d /sys/module/habanalabs_ipc ] || fail "udev did not load habanalabs_ipc"
+note=$(od -An -tx1 -v /sys/module/habanalabs_ipc/notes/.note.gnu.build-id | tr -d ' \n')
+[ "${note%"$id"}" != "$note" ] || fail "udev loaded another habanalabs_ipc than $path"
+echo "ok: udev loaded $path"
+for n in /dev/hl_ipc /dev/hlsim0 /dev/hlsim1 /dev/hlsim_controlD0; do
+	expect_mode "$n" "hl 660"
+done
+run_rc 0 status /usr/bin/hl-ipc status
+cat /run/out/status.out
+has status.out "^habanalabs_ipc: loaded"
+has status.out "version +$VERSION"
+has status.out "installed +/lib/modules/$KVER_RE/updates/dkms/habanalabs_ipc\.ko"
+has status.out "loaded from +the installed file"
+has status.out "hlsim0 +/dev/hlsim0 "
+has status.out "hlsim1 +/dev/hlsim1 "
+
+step "a member of group hl runs the demo's copies with the installed tool and library"
+add_user hlmember hl
+as hlmember /usr/bin/hl-ipc demo --sizes 4K,64K >/run/out/demo.log 2>&1 || {
+	cat /run/out/demo.log >&2
+	fail "hl-ipc demo failed for a member of group hl"
+}
+grep -q "every byte" /run/out/demo.log || fail "the demo printed no results"
+echo "ok: demo as hlmember"
+stop_udevd
+rmmod habanalabs_sim || fail "rmmod habanalabs_sim"
+modprobe -r habanalabs_ipc || fail "modprobe -r habanalabs_ipc"
+
+step "dpkg --purge removes everything the packages and DKMS installed"
+# What is there now: the packages' files and what DKMS made of them.
+for p in "${PKGS[@]}"; do
+	dpkg -L "$p"
+done | while read -r f; do [ -d "$f" ] || echo "$f"; done >/run/out/installed.list
+find /lib/modules -path '*/updates/dkms/habanalabs_*' >>/run/out/installed.list
+ls -d /var/lib/dkms/habanalabs-* >>/run/out/installed.list
+echo "$(wc -l </run/out/installed.list) files and directories installed"
+timed purge dpkg --purge "${PKGS[@]}"
+PURGE_T=$T
+left=$(while read -r f; do [ ! -e "$f" ] && [ ! -L "$f" ] || echo "$f"; done </run/out/installed.list)
+[ -z "$left" ] || fail "left after purge: $left"
+for p in "${PKGS[@]}"; do
+	! dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q installed ||
+		fail "$p is still installed"
+done
+[ -z "$(ours)" ] || fail "modules left: $(ours)"
+! grep -lE 'habanalabs_(ipc|sim)\.ko' /lib/modules/*/modules.dep ||
+	fail "modules.dep still names our modules"
+modprobe -n habanalabs_ipc 2>/dev/null && fail "modprobe still finds habanalabs_ipc"
+[ -z "$(dkms status)" ] || fail "dkms status after purge: $(dkms status)"
+[ -z "$(ls -d /usr/src/habanalabs-* 2>/dev/null)" ] || fail "left in /usr/src: $(ls -d /usr/src/habanalabs-*)"
+echo "ok: nothing left; group hl stays, as Debian leaves system groups"
+echo "times: install (DKMS builds) ${INSTALL_T} s, purge ${PURGE_T} s"
+echo PASS
