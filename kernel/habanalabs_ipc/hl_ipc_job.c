@@ -13,13 +13,15 @@
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 
 #include "hl_ipc.h"
 
 void hl_ipc_job_init(struct hl_ipc_job *job, bool entered)
 {
-	memset(job, 0, sizeof(*job));
+	/* Segments are filled in by hl_ipc_job_add(). */
+	memset(job, 0, offsetof(struct hl_ipc_job, one));
 	kref_init(&job->ref);
 	INIT_LIST_HEAD(&job->node);
 	job->segs = &job->one;
@@ -52,7 +54,10 @@ static void hl_ipc_job_drop_region(const struct hl_ipc_job *job,
 		hl_ipc_region_put(r);
 }
 
-/* Look a region up the way the job holds its regions. */
+/*
+ * Look a region up the way the job holds its regions; a job built inside
+ * its regions is built inside an RCU read section.
+ */
 static struct hl_ipc_region *hl_ipc_job_get_region(struct hl_ipc_ctx *ctx,
 						   const struct hl_ipc_job *job,
 						   u64 cookie, bool write)

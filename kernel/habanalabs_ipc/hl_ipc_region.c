@@ -263,24 +263,32 @@ static bool hl_ipc_region_usable(const struct hl_ipc_region *r,
 }
 
 /*
- * Look a cookie up for use by ctx and either take a reference or, with
- * @enter, enter the region (see hl_ipc_region_get_entered()).  Unknown,
- * revoked and another uid's regions (without HL_IPC_REGION_ANY_USER) are
- * all ERR_PTR(-ENOENT) and counted as failed lookups; a write to a region
- * registered without HL_IPC_REGION_WRITE is -EROFS.
+ * Under rcu_read_lock(): the region of a cookie, usable by ctx, with a
+ * reference taken or, with @enter, entered; NULL if there is none.
+ * Unknown, revoked and another uid's regions (without
+ * HL_IPC_REGION_ANY_USER) look alike.
  */
-static struct hl_ipc_region *hl_ipc_region_lookup(struct hl_ipc_ctx *ctx,
-						  u64 cookie, bool write,
-						  bool enter)
+static struct hl_ipc_region *hl_ipc_region_find(struct hl_ipc_ctx *ctx,
+						u64 cookie, bool enter)
 {
 	struct hl_ipc_region *r;
 
-	rcu_read_lock();
 	r = rhashtable_lookup(&hl_ipc_regions, &cookie, hl_ipc_region_params);
 	if (r && (!hl_ipc_region_usable(r, ctx) ||
 		  !(enter ? hl_ipc_region_enter(r) : kref_get_unless_zero(&r->ref))))
 		r = NULL;
-	rcu_read_unlock();
+	return r;
+}
+
+/*
+ * The result of a lookup: a missing region is ERR_PTR(-ENOENT) and
+ * counted as a failed lookup; a write to a region registered without
+ * HL_IPC_REGION_WRITE is -EROFS.
+ */
+static struct hl_ipc_region *hl_ipc_region_found(struct hl_ipc_ctx *ctx,
+						 struct hl_ipc_region *r,
+						 bool write, bool enter)
+{
 	if (!r) {
 		atomic64_inc(&ctx->lookup_failures);
 		atomic64_inc(&hl_ipc_stats.lookup_failures);
@@ -300,20 +308,29 @@ static struct hl_ipc_region *hl_ipc_region_lookup(struct hl_ipc_ctx *ctx,
 struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 					bool write)
 {
-	return hl_ipc_region_lookup(ctx, cookie, write, false);
+	struct hl_ipc_region *r;
+
+	rcu_read_lock();
+	r = hl_ipc_region_find(ctx, cookie, false);
+	rcu_read_unlock();
+	return hl_ipc_region_found(ctx, r, write, false);
 }
 
 /*
- * The same, but enter the region instead of taking a reference: cheaper
- * for a copy that runs at once, and it keeps the region (and its memory)
- * as well, because a deregistration waits for everyone inside.  Leave
- * with hl_ipc_region_leave(); never stay inside while waiting for
- * something else than the copy itself.
+ * The same inside the caller's RCU read section, entering the region
+ * instead of taking a reference: cheaper for a copy that runs at once,
+ * and it keeps the region (and its memory) as well, because a
+ * deregistration waits for everyone inside.  Leave with
+ * hl_ipc_region_leave(); never stay inside while waiting for something
+ * else than the copy itself.
  */
 struct hl_ipc_region *hl_ipc_region_get_entered(struct hl_ipc_ctx *ctx,
 						u64 cookie, bool write)
 {
-	return hl_ipc_region_lookup(ctx, cookie, write, true);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "entered region lookup outside an RCU read section");
+	return hl_ipc_region_found(ctx, hl_ipc_region_find(ctx, cookie, true),
+				   write, true);
 }
 
 /* Turn an entered region into a referenced one. */
