@@ -55,7 +55,6 @@ struct PeerMailbox {
 	ProcessId owner;
 	uint64_t nonce = 0;
 	Mailbox mb;
-	uint32_t hint = 0;       // where to look for a free slot next
 	HostOnDevices staging;   // its staging memory on our devices
 	std::list<Chunk> chunks; // posted, not yet taken back
 	bool dead = false;
@@ -160,6 +159,7 @@ public:
 	void queue_copies(Op *op) { copy_backlog_.push_back(op); }
 	// Starts (or continues) posting op's chunks while slots are free.
 	ucs_status_t post_staged(Op *op);
+	static uint64_t piece_size(const Op &op, const PeerMailbox &peer);
 	// DMA copies collected to run together: one command submission per
 	// device.
 	struct DmaPlan {

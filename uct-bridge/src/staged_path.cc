@@ -52,7 +52,11 @@ void Iface::release_peer(uint64_t nonce)
 
 int Iface::claim_slot(PeerMailbox &peer)
 {
-	int i = peer.mb.claim(peer.hint);
+	// The lowest free slot: the slots used last are still warm in the
+	// caches and TLBs, where going round would walk all of the staging
+	// memory (measured: 0.76x of the demo's staged path at 1 MiB going
+	// round).
+	int i = peer.mb.claim(0);
 	if (i < 0) {
 		nudge(peer);
 		return -1;
@@ -60,7 +64,6 @@ int Iface::claim_slot(PeerMailbox &peer)
 	Slot &s = peer.mb.slot(static_cast<uint32_t>(i));
 	s.initiator_start = this_process().start;
 	s.initiator_pid.store(this_process().pid, std::memory_order_release);
-	peer.hint = static_cast<uint32_t>(i) + 1;
 	return i;
 }
 
@@ -101,54 +104,50 @@ void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
 		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
 }
 
+uint64_t Iface::piece_size(const Op &op, const PeerMailbox &peer)
+{
+	// A slot per piece; but an operation of less than two slots is cut in
+	// halves (of at least kMinHalf), so that the owner moves the first
+	// half while we move the second: one piece would leave one of the two
+	// DMA engines idle all the time.
+	constexpr uint64_t kMinHalf = 1 << 20;
+	const uint64_t slot = peer.mb.slot_size();
+	if (op.total >= 2 * slot)
+		return slot;
+	const uint64_t half = (op.total / 2 + 4095) & ~uint64_t{4095};
+	return half >= kMinHalf ? std::min(half, slot) : slot;
+}
+
 ucs_status_t Iface::post_staged(Op *op)
 {
 	PeerMailbox &peer = *op->peer;
 	if (peer.dead)
 		return UCS_ERR_CONNECTION_RESET;
-	// Up to half the peer's slots per round, so the peer serves one half
-	// while we fill the other; each round is one DMA command submission
-	// per local device, and one ring.
-	const uint32_t batch = std::max(1u, peer.mb.slots() / 2);
+	// One piece at a time, each posted (and rung) as soon as our side of
+	// it is in staging: the owner moves piece k while we move piece k+1.
+	const uint64_t piece = piece_size(*op, peer);
 	while (op->posted < op->total) {
-		uint32_t slots[64];
-		uint64_t lens[64];
-		uint32_t n = 0;
-		uint64_t pos = op->posted;
-		while (n < std::min(batch, 64u) && pos < op->total) {
-			int slot = claim_slot(peer);
-			if (slot < 0)
-				break;
-			slots[n] = static_cast<uint32_t>(slot);
-			lens[n] = std::min<uint64_t>(peer.mb.slot_size(), op->total - pos);
-			pos += lens[n++];
-		}
-		if (n == 0)
+		int slot = claim_slot(peer);
+		if (slot < 0)
 			return UCS_INPROGRESS;
+		const uint32_t i = static_cast<uint32_t>(slot);
+		const uint64_t at = op->posted;
+		const uint64_t len = std::min(piece, op->total - at);
 		if (!op->get) {
 			DmaPlan plan;
-			int rc = 0;
-			for (uint32_t k = 0; k < n && rc == 0; k++)
-				rc = plan_local(op, peer, slots[k],
-						op->posted + k * peer.mb.slot_size(), lens[k], true,
-						&plan);
+			int rc = plan_local(op, peer, i, at, len, true, &plan);
 			if (rc == 0)
 				rc = plan.run(set_.dma_timeout_us);
 			if (rc < 0) {
-				for (uint32_t k = 0; k < n; k++)
-					release_slot(peer, slots[k]);
+				release_slot(peer, i);
 				ucs_error("gaudi_ipc: staged put: reading local memory: %s",
 					  staged_message(rc));
 				return status_from_errno(rc);
 			}
 		}
-		for (uint32_t k = 0; k < n; k++) {
-			uint64_t at = op->posted + k * peer.mb.slot_size();
-			post_slot(peer, slots[k], op, op->get ? kSlotGet : kSlotPut, op->key,
-				  op->remote_off + at, at, lens[k], false);
-		}
-		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
-		op->posted = pos;
+		post_slot(peer, i, op, op->get ? kSlotGet : kSlotPut, op->key,
+			  op->remote_off + at, at, len, true);
+		op->posted = at + len;
 	}
 	return UCS_OK;
 }
