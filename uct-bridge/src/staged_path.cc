@@ -52,10 +52,9 @@ void Iface::release_peer(uint64_t nonce)
 
 int Iface::claim_slot(PeerMailbox &peer)
 {
-	// The lowest free slot: the slots used last are still warm in the
-	// caches and TLBs, where going round would walk all of the staging
-	// memory (measured: 0.76x of the demo's staged path at 1 MiB going
-	// round).
+	// The lowest free slot: going round would walk all of the staging
+	// memory; lowest first keeps the memory in use small (see
+	// Documentation/uct-bridge.md, "The two paths", for the measurement).
 	int i = peer.mb.claim(0);
 	if (i < 0) {
 		nudge(peer);
