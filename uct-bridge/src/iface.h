@@ -150,11 +150,10 @@ public:
 	void release_peer(uint64_t nonce);
 	// Claims a slot of peer and sets it up; -1 if none is free.
 	int claim_slot(PeerMailbox &peer);
-	// Posts a claimed slot as piece [pos, pos + len) of op (and rings the
-	// peer unless told not to).
+	// Posts a claimed slot as piece [pos, pos + len) of op and rings the
+	// peer.
 	void post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
-		       uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len,
-		       bool ring = true);
+		       uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len);
 	// Queues op's remaining channel copies for progress (segment mode).
 	void queue_copies(Op *op) { copy_backlog_.push_back(op); }
 	// Starts (or continues) posting op's chunks while slots are free.

@@ -86,8 +86,7 @@ void Iface::release_slot(PeerMailbox &peer, uint32_t slot)
 }
 
 void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
-		      uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len,
-		      bool ring)
+		      uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len)
 {
 	Slot &s = peer.mb.slot(slot);
 	s.op = sop;
@@ -99,8 +98,7 @@ void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
 	peer.chunks.push_back(PeerMailbox::Chunk{slot, op, pos, len, ucs_get_time()});
 	op->parts++;
 	s.state.store(kSlotPosted, std::memory_order_release);
-	if (ring)
-		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+	Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
 }
 
 uint64_t Iface::piece_size(const Op &op, const PeerMailbox &peer)
@@ -145,7 +143,7 @@ ucs_status_t Iface::post_staged(Op *op)
 			}
 		}
 		post_slot(peer, i, op, op->get ? kSlotGet : kSlotPut, op->key,
-			  op->remote_off + at, at, len, true);
+			  op->remote_off + at, at, len);
 		op->posted = at + len;
 	}
 	return UCS_OK;
