@@ -103,6 +103,7 @@ enum sim_stat {
 extern atomic_t sim_stats[SIM_STAT_NR];
 /* ALLOCs given up because the caller was killed (debugfs "events"). */
 extern atomic_t sim_alloc_interrupted;
+extern atomic_t sim_cs_inline_count;	/* CSs their submitter ran */
 
 static inline void sim_stat_inc(enum sim_stat s)
 {
@@ -121,6 +122,7 @@ struct sim_device {
 	struct device *dev_compute;
 	struct device *dev_control;
 	struct workqueue_struct *wq;	/* ordered: CSs run in order */
+	struct mutex engine;		/* held while a CS runs */
 
 	struct mutex open_lock;
 	bool compute_busy;		/* the one compute open */
@@ -240,6 +242,7 @@ struct sim_ctx {
 /* sim_main.c */
 extern unsigned int sim_cs_delay_ms;
 extern unsigned int sim_cs_timeout_s;
+extern unsigned int sim_cs_inline_bytes;
 
 /* sim_dev.c */
 int sim_devices_create(unsigned int num, u64 mem_size);

@@ -382,28 +382,12 @@ static bool sim_cs_find_fence(struct sim_ctx *ctx, u64 seq,
 	return false;
 }
 
-static void sim_cs_work(struct work_struct *work)
+/* Runs a CS on the device's engine and completes it; the caller holds sdev->engine. */
+static void sim_cs_execute(struct sim_cs *cs)
 {
-	struct sim_cs *cs = container_of(work, struct sim_cs, work);
 	struct sim_ctx *ctx = cs->ctx;
-	unsigned long delay;
 	unsigned int i, j;
-	ktime_t now;
 	int rc = 0;
-
-	/*
-	 * Interruptible: a long delay must not look like a hung task.  It
-	 * ends early when the owner closes, or at the CS's deadline.
-	 */
-	delay = msecs_to_jiffies(sim_cs_delay_ms);
-	now = ktime_get();
-	if (delay && ktime_before(now, cs->deadline))
-		delay = min_t(u64, delay,
-			      nsecs_to_jiffies(ktime_to_ns(ktime_sub(cs->deadline, now))) + 1);
-	if (delay)
-		wait_event_interruptible_timeout(ctx->abort_wq,
-						 atomic_read(&ctx->aborting),
-						 delay);
 
 	for (i = 0; i < cs->njobs && !rc; i++) {
 		for (j = 0; j < cs->jobs[i].nops && !rc; j++) {
@@ -432,6 +416,73 @@ static void sim_cs_work(struct work_struct *work)
 	complete_all(&cs->done);
 	/* Drops the pending list's reference. */
 	sim_cs_put(cs);
+}
+
+static void sim_cs_work(struct work_struct *work)
+{
+	struct sim_cs *cs = container_of(work, struct sim_cs, work);
+	struct sim_ctx *ctx = cs->ctx;
+	struct sim_device *sdev = ctx->sdev;
+	unsigned long delay;
+	ktime_t now;
+
+	/*
+	 * Interruptible: a long delay must not look like a hung task.  It
+	 * ends early when the owner closes, or at the CS's deadline.
+	 */
+	delay = msecs_to_jiffies(sim_cs_delay_ms);
+	now = ktime_get();
+	if (delay && ktime_before(now, cs->deadline))
+		delay = min_t(u64, delay,
+			      nsecs_to_jiffies(ktime_to_ns(ktime_sub(cs->deadline, now))) + 1);
+	if (delay)
+		wait_event_interruptible_timeout(ctx->abort_wq,
+						 atomic_read(&ctx->aborting),
+						 delay);
+
+	/* Waits for a CS that its submitter is running (sim_cs_start). */
+	mutex_lock(&sdev->engine);
+	sim_cs_execute(cs);
+	mutex_unlock(&sdev->engine);
+}
+
+static u64 sim_cs_bytes(const struct sim_cs *cs)
+{
+	unsigned int i, j;
+	u64 bytes = 0;
+
+	for (i = 0; i < cs->njobs; i++)
+		for (j = 0; j < cs->jobs[i].nops; j++)
+			bytes += cs->jobs[i].ops[j].len;
+	return bytes;
+}
+
+/*
+ * Starts a queued CS.  A real engine starts a CS the moment it is idle
+ * and runs beside the CPU; the emulated engine is a CPU.  When the engine
+ * is idle (no other CS of the device submitted and not completed, and
+ * none running) and the CS is small, the submitter runs it itself: the
+ * CS is complete when the ioctl returns, as a short DMA on hardware is by
+ * the time the runtime waits, without the two cross-CPU wake-ups of a
+ * workqueue hand-off.  Anything else goes to the ordered workqueue, whose
+ * items wait on sdev->engine, so CSs still run one at a time in order.
+ */
+static void sim_cs_start(struct sim_cs *cs)
+{
+	struct sim_device *sdev = cs->ctx->sdev;
+
+	if (!sim_cs_delay_ms && sim_cs_bytes(cs) <= sim_cs_inline_bytes &&
+	    mutex_trylock(&sdev->engine)) {
+		/* This CS is the only one submitted and not completed. */
+		if (atomic_read(&sdev->cs_inflight) == 1) {
+			atomic_inc(&sim_cs_inline_count);
+			sim_cs_execute(cs);
+			mutex_unlock(&sdev->engine);
+			return;
+		}
+		mutex_unlock(&sdev->engine);
+	}
+	queue_work(sdev->wq, &cs->work);
 }
 
 /* ---- ioctls -------------------------------------------------------- */
@@ -562,8 +613,8 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	list_add_tail(&cs->node, &ctx->cs_pending);
 	spin_unlock(&ctx->cs_lock);
 	sim_busy_begin(ctx->sdev);
-	/* From here the work owns cs; it may be gone once queued. */
-	queue_work(ctx->sdev->wq, &cs->work);
+	/* From here the engine owns cs; it may be gone once started. */
+	sim_cs_start(cs);
 
 	memset(args, 0, sizeof(*args));
 	args->out.seq = seq;

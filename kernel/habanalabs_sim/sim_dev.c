@@ -293,6 +293,7 @@ static void sim_device_fini(struct sim_device *sdev)
 	cdev_del(&sdev->cdev);
 	if (sdev->wq)
 		destroy_workqueue(sdev->wq);
+	mutex_destroy(&sdev->engine);
 	mutex_destroy(&sdev->open_lock);
 }
 
@@ -307,6 +308,7 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	spin_lock_init(&sdev->mem_lock);
 	spin_lock_init(&sdev->event_lock);
 	mutex_init(&sdev->open_lock);
+	mutex_init(&sdev->engine);
 	sdev->created = ktime_get();
 	/* Stable per index: bus 0x10 + index, like slots in one server. */
 	snprintf(sdev->pci_addr, sizeof(sdev->pci_addr), "0000:%02x:00.0",
@@ -314,6 +316,7 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 
 	sdev->wq = alloc_ordered_workqueue("hlsim%u-cs", 0, index);
 	if (!sdev->wq) {
+		mutex_destroy(&sdev->engine);
 		mutex_destroy(&sdev->open_lock);
 		return -ENOMEM;
 	}
@@ -323,6 +326,7 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	rc = cdev_add(&sdev->cdev, sdev->devt, 2);
 	if (rc) {
 		destroy_workqueue(sdev->wq);
+		mutex_destroy(&sdev->engine);
 		mutex_destroy(&sdev->open_lock);
 		return rc;
 	}

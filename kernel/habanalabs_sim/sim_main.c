@@ -26,6 +26,12 @@ module_param_named(cs_delay_ms, sim_cs_delay_ms, uint, 0644);
 MODULE_PARM_DESC(cs_delay_ms,
 		 "Delay before each CS executes, in ms (default 0); aborted when the owner closes the device");
 
+/* Up to this many bytes, an idle engine's CS runs in the submit ioctl. */
+unsigned int sim_cs_inline_bytes = SZ_4M;
+module_param_named(cs_inline_bytes, sim_cs_inline_bytes, uint, 0644);
+MODULE_PARM_DESC(cs_inline_bytes,
+		 "Largest CS (bytes moved) the submitter runs itself when the engine is idle (default 4 MiB, 0: always queue)");
+
 /* As the real driver's timeout_locked: how long a CS may take. */
 unsigned int sim_cs_timeout_s = 30;
 module_param_named(cs_timeout_s, sim_cs_timeout_s, uint, 0644);
@@ -51,11 +57,13 @@ static struct dentry *sim_debugfs;
 
 /* Events that are no live objects: counts since the module was loaded. */
 atomic_t sim_alloc_interrupted;
+atomic_t sim_cs_inline_count;
 
 static int sim_events_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "alloc_interrupted %d\n",
 		   atomic_read(&sim_alloc_interrupted));
+	seq_printf(m, "cs_inline %d\n", atomic_read(&sim_cs_inline_count));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_events);

@@ -49,17 +49,6 @@ protected:
 	}
 };
 
-long sim_event(const std::string &name)
-{
-	std::istringstream in(read_file("/sys/kernel/debug/habanalabs_sim/events"));
-	std::string n;
-	long v;
-	while (in >> n >> v)
-		if (n == name)
-			return v;
-	return -1;
-}
-
 // Drops CAP_IPC_LOCK from this process (a forked child): the pinned
 // memory limit then applies to it, as to an ordinary user.
 bool drop_ipc_lock()

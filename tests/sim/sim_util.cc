@@ -86,8 +86,23 @@ int module_refcnt()
 
 void set_cs_delay_ms(unsigned int ms)
 {
-	write_file("/sys/module/habanalabs_sim/parameters/cs_delay_ms",
-		   std::to_string(ms));
+	set_sim_param("cs_delay_ms", ms);
+}
+
+void set_sim_param(const std::string &name, unsigned long value)
+{
+	write_file("/sys/module/habanalabs_sim/parameters/" + name, std::to_string(value));
+}
+
+long sim_event(const std::string &name)
+{
+	std::istringstream in(read_file("/sys/kernel/debug/habanalabs_sim/events"));
+	std::string n;
+	long v;
+	while (in >> n >> v)
+		if (n == name)
+			return v;
+	return -1;
 }
 
 int xioctl(int fd, unsigned long cmd, void *arg)

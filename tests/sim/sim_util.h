@@ -24,6 +24,10 @@ std::map<std::string, long> stats();
 long live_objects();
 int module_refcnt();
 void set_cs_delay_ms(unsigned int ms);
+// A writable module parameter, by name.
+void set_sim_param(const std::string &name, unsigned long value);
+// A count of debugfs "events", or -1.
+long sim_event(const std::string &name);
 
 // Returns 0 or -errno.
 int xioctl(int fd, unsigned long cmd, void *arg);
