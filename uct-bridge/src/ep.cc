@@ -133,6 +133,29 @@ PeerMailbox *Ep::mailbox(ucs_status_t *status)
 	return *status == UCS_OK ? mailbox_.get() : nullptr;
 }
 
+PeerMailbox *Ep::staging_slot(uint32_t *slot, ucs_status_t *status)
+{
+	PeerMailbox *peer = mailbox(status);
+	if (!peer)
+		return nullptr;
+	int s = iface_->claim_slot(*peer);
+	if (s < 0) {
+		*status = UCS_ERR_NO_RESOURCE;
+		return nullptr;
+	}
+	*slot = static_cast<uint32_t>(s);
+	return peer;
+}
+
+void Ep::post_put(PeerMailbox &peer, uint32_t slot, const RemoteKey *rk,
+		  uint64_t remote_addr, uint64_t len)
+{
+	Op *op = iface_->new_op(this, nullptr);
+	iface_->post_slot(peer, slot, op, kSlotPut, rk->f.stage_key,
+			  remote_addr - rk->f.addr, 0, len);
+	iface_->op_started(op);
+}
+
 namespace {
 
 // Checks a remote range against its key: inside the registration, and
@@ -213,17 +236,12 @@ ucs_status_t Ep::put_short(const void *buffer, unsigned length, uint64_t remote_
 		UCT_TL_EP_STAT_OP_IF_SUCCESS(st, &h_.super, PUT, SHORT, length);
 		return st;
 	}
-	PeerMailbox *peer = mailbox(&st);
+	uint32_t slot;
+	PeerMailbox *peer = staging_slot(&slot, &st);
 	if (!peer)
 		return st;
-	int slot = iface_->claim_slot(*peer);
-	if (slot < 0)
-		return UCS_ERR_NO_RESOURCE;
-	memcpy(peer->mb.staging(static_cast<uint32_t>(slot)), buffer, length);
-	Op *op = iface_->new_op(this, nullptr);
-	iface_->post_slot(*peer, static_cast<uint32_t>(slot), op, kSlotPut,
-			  rk->f.stage_key, remote_addr - rk->f.addr, 0, length);
-	iface_->op_started(op);
+	memcpy(peer->mb.staging(slot), buffer, length);
+	post_put(*peer, slot, rk, remote_addr, length);
 	UCT_TL_EP_STAT_OP(&h_.super, PUT, SHORT, length);
 	return UCS_OK;
 }
@@ -250,26 +268,20 @@ ssize_t Ep::put_bcopy(uct_pack_callback_t pack_cb, void *arg, uint64_t remote_ad
 		UCT_TL_EP_STAT_OP(&h_.super, PUT, BCOPY, len);
 		return static_cast<ssize_t>(len);
 	}
-	PeerMailbox *peer = mailbox(&st);
+	uint32_t slot;
+	PeerMailbox *peer = staging_slot(&slot, &st);
 	if (!peer)
 		return st;
-	int slot = iface_->claim_slot(*peer);
-	if (slot < 0)
-		return UCS_ERR_NO_RESOURCE;
-	const uint32_t s = static_cast<uint32_t>(slot);
-	size_t len = pack_cb(peer->mb.staging(s), arg);
+	size_t len = pack_cb(peer->mb.staging(slot), arg);
 	if (len > iface_->settings().bcopy_size)
 		st = UCS_ERR_EXCEEDS_LIMIT;
 	else
 		st = check_remote(rk, remote_addr, len ? len : 1, true);
 	if (st != UCS_OK || len == 0) {
-		iface_->release_slot(*peer, s);
+		iface_->release_slot(*peer, slot);
 		return st != UCS_OK ? st : 0;
 	}
-	Op *op = iface_->new_op(this, nullptr);
-	iface_->post_slot(*peer, s, op, kSlotPut, rk->f.stage_key,
-			  remote_addr - rk->f.addr, 0, len);
-	iface_->op_started(op);
+	post_put(*peer, slot, rk, remote_addr, len);
 	iface_->count(false, len);
 	UCT_TL_EP_STAT_OP(&h_.super, PUT, BCOPY, len);
 	return static_cast<ssize_t>(len);
@@ -299,12 +311,10 @@ ucs_status_t Ep::get_bcopy(uct_unpack_callback_t unpack_cb, void *arg, size_t le
 		UCT_TL_EP_STAT_OP(&h_.super, GET, BCOPY, length);
 		return UCS_OK;
 	}
-	PeerMailbox *peer = mailbox(&st);
+	uint32_t slot;
+	PeerMailbox *peer = staging_slot(&slot, &st);
 	if (!peer)
 		return st;
-	int slot = iface_->claim_slot(*peer);
-	if (slot < 0)
-		return UCS_ERR_NO_RESOURCE;
 	Op *op = iface_->new_op(this, comp);
 	op->staged = true;
 	op->get = true;
@@ -312,7 +322,7 @@ ucs_status_t Ep::get_bcopy(uct_unpack_callback_t unpack_cb, void *arg, size_t le
 	op->unpack = unpack_cb;
 	op->unpack_arg = arg;
 	op->peer = mailbox_;
-	iface_->post_slot(*peer, static_cast<uint32_t>(slot), op, kSlotGet,
+	iface_->post_slot(*peer, slot, op, kSlotGet,
 			  rk->f.stage_key, remote_addr - rk->f.addr, 0, length);
 	iface_->op_started(op);
 	UCT_TL_EP_STAT_OP(&h_.super, GET, BCOPY, length);

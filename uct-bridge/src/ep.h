@@ -107,6 +107,13 @@ private:
 				const RemoteKey *rk);
 	// The peer's mailbox, opened on first use.
 	PeerMailbox *mailbox(ucs_status_t *status);
+	// The peer's mailbox with one of its slots claimed into *slot, or
+	// null with *status set (UCS_ERR_NO_RESOURCE: every slot is taken).
+	PeerMailbox *staging_slot(uint32_t *slot, ucs_status_t *status);
+	// Posts a put of len bytes already in the slot's staging memory; it
+	// completes without a completion callback (short and bcopy puts).
+	void post_put(PeerMailbox &peer, uint32_t slot, const RemoteKey *rk,
+		      uint64_t remote_addr, uint64_t len);
 
 	EpHandle h_;
 	Iface *iface_;
