@@ -63,6 +63,8 @@ struct Row {
 	uint64_t size;
 	int reps;
 	double channel_s, staged_s, ucx_s;  // per transfer; ucx_s 0: no UCX row
+	// The staged path's parts, each measured alone, per transfer.
+	double dma_a_s, handover_s, dma_b_s;
 };
 
 void check(const Side &a, const char *what, int32_t status, uint64_t size)
@@ -78,7 +80,7 @@ void check(const Side &a, const char *what, int32_t status, uint64_t size)
 
 Row measure(Side &a, int sock, uint64_t size)
 {
-	Row r{size, size <= 65536 ? 50 : size <= (1 << 20) ? 10 : 3, 0, 0, 0};
+	Row r{size, size <= 65536 ? 50 : size <= (1 << 20) ? 10 : 3, 0, 0, 0, 0, 0, 0};
 
 	// One untimed transfer each way first: the first channel copy of a
 	// buffer also exports and registers it (cached afterwards).
@@ -120,6 +122,22 @@ Row measure(Side &a, int sock, uint64_t size)
 	r.staged_s = seconds_since(t0) / r.reps;
 	check(a, "checking B's buffer after the staged DMA",
 	      request(sock, kVerify, size, a.index + 1).status, size);
+
+	// Its parts one at a time: A's DMA, the hand-over (a message to B and
+	// its answer), B's DMA (timed in B).
+	t0 = std::chrono::steady_clock::now();
+	for (int i = 0; i < r.reps; i++)
+		if ((rc = a.dma.copy(a.host_va, a.src.va(), size)) < 0)
+			die(a, "DMA device -> host", rc);
+	r.dma_a_s = seconds_since(t0) / r.reps;
+	t0 = std::chrono::steady_clock::now();
+	for (int i = 0; i < r.reps; i++)
+		check(a, "a message to B", request(sock, kPing).status, size);
+	r.handover_s = seconds_since(t0) / r.reps;
+	rc = request(sock, kTimeH2D, size, r.reps).status;
+	if (rc < 0)
+		die(a, "DMA host -> device in B", rc);
+	r.dma_b_s = rc * 1e-6 / r.reps;
 
 	// UCX: the same buffers through the gaudi_ipc transport
 	// (uct_ep_put_zcopy), one untimed transfer first.
@@ -196,6 +214,19 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	else
 		printf("No UCX row: %s.\n", no_ucx.c_str());
 	printf("\n");
+	printf("The staged path, part by part (us per transfer, each part measured\n");
+	printf("alone in the same run):\n\n");
+	printf("  %8s  %10s  %10s  %10s  %10s  %10s\n", "size", "staged DMA", "A's DMA",
+	       "hand-over", "B's DMA", "sum");
+	for (auto &r : rows)
+		printf("  %8s  %10.1f  %10.1f  %10.1f  %10.1f  %10.1f\n",
+		       human_size(r.size).c_str(), r.staged_s * 1e6, r.dma_a_s * 1e6,
+		       r.handover_s * 1e6, r.dma_b_s * 1e6,
+		       (r.dma_a_s + r.handover_s + r.dma_b_s) * 1e6);
+	printf("\n");
+	printf("A's DMA and B's DMA: one command submission with its wait, in each\n");
+	printf("process; hand-over: one message to B and its answer.  A staged transfer\n");
+	printf("is these three in a row, so it should cost about their sum.\n\n");
 	printf("Reading the numbers: the devices are emulated and both paths copy with\n");
 	printf("the CPU, so the MB/s are not Gaudi numbers.  Small sizes show the cost\n");
 	printf("per transfer: one call for the channel, two command submissions and a\n");

@@ -18,6 +18,9 @@ enum MsgType : uint32_t {
 	kReply,
 	kUcxSetup,   // B opens the gaudi_ipc UCT transport, registers its
 		     // destination; the reply is followed by a UcxInfo
+	kPing,       // B answers at once: one hand-over and nothing else
+	kTimeH2D,    // a: size, b: count: B's DMA host -> device, count times;
+		     // the reply's status is the microseconds they took
 };
 
 struct Msg {

@@ -4,7 +4,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -171,6 +174,19 @@ int serve(Side &b, int sock)
 		case kStagedH2D:
 			reply(sock, b.dma.copy(b.dst.va(), b.host_va, m.a));
 			break;
+		case kPing:
+			reply(sock, 0);
+			break;
+		case kTimeH2D: {
+			auto t0 = std::chrono::steady_clock::now();
+			for (uint64_t i = 0; i < m.b && rc == 0; i++)
+				rc = b.dma.copy(b.dst.va(), b.host_va, m.a);
+			auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+					  std::chrono::steady_clock::now() - t0)
+					  .count();
+			reply(sock, rc < 0 ? rc : static_cast<int32_t>(std::min<int64_t>(us, INT32_MAX)));
+			break;
+		}
 		case kCopyBack:
 			rc = hlthunk_ipc_channel_copy(
 				b.channel, b.fd, b.peer_ctl,
