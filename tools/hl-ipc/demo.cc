@@ -82,59 +82,62 @@ Row measure(Side &a, int sock, uint64_t size)
 {
 	Row r{size, size <= 65536 ? 50 : size <= (1 << 20) ? 10 : 3, 0, 0, 0, 0, 0, 0};
 
-	// One untimed transfer each way first: the first channel copy of a
-	// buffer also exports and registers it (cached afterwards).
-	int rc = hlthunk_ipc_channel_copy(a.channel, a.fd, a.peer_ctl,
-					  reinterpret_cast<void *>(a.peer_dst_va),
-					  reinterpret_cast<void *>(a.src.va()), size);
-	if (rc < 0)
-		die(a, "copying through the channel", rc);
-	if ((rc = a.dma.copy(a.host_va, a.src.va(), size)) < 0)
-		die(a, "DMA device -> host", rc);
-	check(a, "DMA host -> device in B", request(sock, kStagedH2D, size).status,
-	      size);
-	check(a, "clearing B's buffer", request(sock, kClear, size).status, size);
-
-	// Channel: one copy moves A's buffer into B's device memory.
-	auto t0 = std::chrono::steady_clock::now();
-	for (int i = 0; i < r.reps; i++) {
-		int rc = hlthunk_ipc_channel_copy(
-			a.channel, a.fd, a.peer_ctl,
-			reinterpret_cast<void *>(a.peer_dst_va),
-			reinterpret_cast<void *>(a.src.va()), size);
+	// Each step ends the demo with a message if it fails.
+	auto channel_copy = [&] {
+		int rc = hlthunk_ipc_channel_copy(a.channel, a.fd, a.peer_ctl,
+						  reinterpret_cast<void *>(a.peer_dst_va),
+						  reinterpret_cast<void *>(a.src.va()), size);
 		if (rc < 0)
 			die(a, "copying through the channel", rc);
-	}
-	r.channel_s = seconds_since(t0) / r.reps;
-	check(a, "checking B's buffer after the channel copies",
-	      request(sock, kVerify, size, a.index + 1).status, size);
-	check(a, "clearing B's buffer", request(sock, kClear, size).status, size);
-
-	// Staged DMA: A device -> host, then B host -> device.
-	t0 = std::chrono::steady_clock::now();
-	for (int i = 0; i < r.reps; i++) {
+	};
+	auto dma_to_host = [&] {
 		int rc = a.dma.copy(a.host_va, a.src.va(), size);
 		if (rc < 0)
 			die(a, "DMA device -> host", rc);
-		check(a, "DMA host -> device in B",
-		      request(sock, kStagedH2D, size).status, size);
-	}
-	r.staged_s = seconds_since(t0) / r.reps;
-	check(a, "checking B's buffer after the staged DMA",
-	      request(sock, kVerify, size, a.index + 1).status, size);
+	};
+	auto dma_in_b = [&] {
+		check(a, "DMA host -> device in B", request(sock, kStagedH2D, size).status,
+		      size);
+	};
+	auto verify_in_b = [&](const char *what) {
+		check(a, what, request(sock, kVerify, size, a.index + 1).status, size);
+	};
+	auto clear_in_b = [&] {
+		check(a, "clearing B's buffer", request(sock, kClear, size).status, size);
+	};
+	// Seconds per transfer of r.reps transfers of one().
+	auto per_transfer = [&](const auto &one) {
+		auto t0 = std::chrono::steady_clock::now();
+		for (int i = 0; i < r.reps; i++)
+			one();
+		return seconds_since(t0) / r.reps;
+	};
+
+	// One untimed transfer each way first: the first channel copy of a
+	// buffer also exports and registers it (cached afterwards).
+	channel_copy();
+	dma_to_host();
+	dma_in_b();
+	clear_in_b();
+
+	// Channel: one copy moves A's buffer into B's device memory.
+	r.channel_s = per_transfer(channel_copy);
+	verify_in_b("checking B's buffer after the channel copies");
+	clear_in_b();
+
+	// Staged DMA: A device -> host, then B host -> device.
+	r.staged_s = per_transfer([&] {
+		dma_to_host();
+		dma_in_b();
+	});
+	verify_in_b("checking B's buffer after the staged DMA");
 
 	// Its parts one at a time: A's DMA, the hand-over (a message to B and
 	// its answer), B's DMA (timed in B).
-	t0 = std::chrono::steady_clock::now();
-	for (int i = 0; i < r.reps; i++)
-		if ((rc = a.dma.copy(a.host_va, a.src.va(), size)) < 0)
-			die(a, "DMA device -> host", rc);
-	r.dma_a_s = seconds_since(t0) / r.reps;
-	t0 = std::chrono::steady_clock::now();
-	for (int i = 0; i < r.reps; i++)
-		check(a, "a message to B", request(sock, kPing).status, size);
-	r.handover_s = seconds_since(t0) / r.reps;
-	rc = request(sock, kTimeH2D, size, r.reps).status;
+	r.dma_a_s = per_transfer(dma_to_host);
+	r.handover_s = per_transfer(
+		[&] { check(a, "a message to B", request(sock, kPing).status, size); });
+	int rc = request(sock, kTimeH2D, size, r.reps).status;
 	if (rc < 0)
 		die(a, "DMA host -> device in B", rc);
 	r.dma_b_s = rc * 1e-6 / r.reps;
@@ -142,17 +145,14 @@ Row measure(Side &a, int sock, uint64_t size)
 	// UCX: the same buffers through the gaudi_ipc transport
 	// (uct_ep_put_zcopy), one untimed transfer first.
 	if (a.ucx) {
-		check(a, "clearing B's buffer", request(sock, kClear, size).status, size);
-		uint64_t dst = a.peer_dst_addr;
-		if (!a.ucx->put(a.src.va(), size, dst))
-			die(a, "putting through UCX (gaudi_ipc)", -EIO);
-		t0 = std::chrono::steady_clock::now();
-		for (int i = 0; i < r.reps; i++)
-			if (!a.ucx->put(a.src.va(), size, dst))
+		clear_in_b();
+		auto put = [&] {
+			if (!a.ucx->put(a.src.va(), size, a.peer_dst_addr))
 				die(a, "putting through UCX (gaudi_ipc)", -EIO);
-		r.ucx_s = seconds_since(t0) / r.reps;
-		check(a, "checking B's buffer after the UCX puts",
-		      request(sock, kVerify, size, a.index + 1).status, size);
+		};
+		put();
+		r.ucx_s = per_transfer(put);
+		verify_in_b("checking B's buffer after the UCX puts");
 	}
 
 	// And back: B's channel copies B's buffer into A's device memory.

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
