@@ -458,7 +458,7 @@ static u64 sim_cs_bytes(const struct sim_cs *cs)
 }
 
 /*
- * Starts a queued CS.  A real engine starts a CS the moment it is idle
+ * Starts a submitted CS.  A real engine starts a CS the moment it is idle
  * and runs beside the CPU; the emulated engine is a CPU.  When the engine
  * is idle (no other CS of the device submitted and not completed, and
  * none running) and the CS is small, the submitter runs it itself: the
