@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <random>
@@ -211,6 +212,86 @@ TEST_F(Fault, SelfKilledInSyncCopy)
 	usleep(300000);
 	kill(pid, SIGKILL);
 	waitpid(pid, nullptr, 0);
+}
+
+// Where the bytes written so far end in a destination that fills front
+// to back with 0x5a over zeros.  Read while a copier writes, the answer
+// is no earlier than where the copier was when the search began.
+size_t written_end(const volatile uint8_t *p, size_t n)
+{
+	size_t lo = 0, hi = n;  // [0, lo) written; hi: seen unwritten, or n
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p[mid] == 0x5a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+// A fatal signal stops a sync copy at the end of the chunk under way:
+// the copier is killed once its copy is seen running, and the bytes it
+// wrote must end on a chunk boundary no later than the end of the chunk
+// it was in when kill() returned (the signal is pending from then on).
+// The bound is read from memory, not from a clock.
+TEST_F(Fault, KillStopsSyncCopyWithinOneChunk)
+{
+	constexpr size_t CHUNK = 1 << 20, SIZE = 256 << 20;
+	ParamScope chunk("chunk_size", std::to_string(CHUNK));
+	void *m = mmap(nullptr, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(m, MAP_FAILED);
+	auto *dst = static_cast<volatile uint8_t *>(m);
+	bool stopped = false;
+	// The copy must still run when the signal comes; on a loaded host it
+	// may finish first, so a few tries.
+	for (int attempt = 0; attempt < 3 && !stopped; attempt++) {
+		memset(m, 0, SIZE);
+		pid_t pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			int c = open_ipc();
+			uint32_t id;
+			Buffer src, d;
+			d.ptr = static_cast<uint8_t *>(m);
+			d.size = d.map_size = SIZE;
+			if (c < 0 || chan_create(c, &id) || alloc(Kind::User, SIZE, &src))
+				_exit(1);
+			memset(src.ptr, 0x5a, SIZE);
+			if (reg(c, &src) || reg(c, &d))
+				_exit(1);
+			d.ptr = nullptr;  // not this Buffer's mapping
+			copy(c, id, src.cookie, 0, d.cookie, 0, SIZE);
+			_exit(3);
+		}
+		// Spin: the copy may take only tens of milliseconds.
+		int st = 0;
+		bool running = false, gone = false;
+		auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+		for (long i = 1; !running && !gone; i++) {
+			running = dst[0] == 0x5a;
+			if (!running && i % 4096 == 0)
+				gone = waitpid(pid, &st, WNOHANG) == pid ||
+				       std::chrono::steady_clock::now() > give_up;
+		}
+		kill(pid, SIGKILL);
+		if (!running) {
+			waitpid(pid, &st, 0);
+			FAIL() << "the copier never started its copy (status " << st << ")";
+		}
+		size_t bound = written_end(dst, SIZE) / CHUNK * CHUNK + CHUNK;
+		ASSERT_EQ(waitpid(pid, &st, 0), pid);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+			continue;  // finished before the kill
+		ASSERT_TRUE(WIFSIGNALED(st)) << "copier exited with " << st;
+		size_t done = written_end(dst, SIZE);
+		EXPECT_EQ(done % CHUNK, 0u) << "stopped at byte " << done;
+		EXPECT_LE(done, bound);
+		EXPECT_LT(done, SIZE);
+		stopped = true;
+	}
+	EXPECT_TRUE(stopped) << "every copy finished before its kill";
+	munmap(m, SIZE);
 }
 
 TEST_F(Fault, UnloadRefusedWhileBusy)

@@ -75,11 +75,17 @@ uint32_t channel(int ctx)
 	return c.channel_id;
 }
 
-uint8_t *map(size_t n)
+// process_vm_writev's buffers are kept out of transparent huge pages: on
+// 6.12 with THP a copy into a 64 MiB peer buffer fell to about a tenth
+// of its speed after the first round, so the comparison gives it the
+// small pages it is fastest with.
+uint8_t *map(size_t n, bool small_pages = false)
 {
 	void *p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		die("mmap", errno);
+	if (small_pages && madvise(p, n, MADV_NOHUGEPAGE))
+		die("madvise", errno);
 	memset(p, 0x11, n);  // resident
 	return static_cast<uint8_t *>(p);
 }
@@ -128,7 +134,7 @@ Peer start_peer(size_t size, int *ctl)
 		if (ctx < 0)
 			die("open peer", errno);
 		uint8_t *buf = map(size);
-		uint8_t *plain = map(size);
+		uint8_t *plain = map(size, true);
 		uint64_t c = reg_user(ctx, buf, size);
 		if (write(up[1], &buf, sizeof(buf)) != sizeof(buf) ||
 		    write(up[1], &plain, sizeof(plain)) != sizeof(plain) ||
@@ -190,10 +196,47 @@ double ceiling(size_t size, unsigned chunk)
 	return best;
 }
 
-struct Row {
-	size_t size;
-	double chan, pvw, mcpy, ceil;  // seconds per op
+// One run's figures for one size, seconds per op (ceil -1 when absent).
+struct Sample {
+	double chan, pvw, mcpy, ceil;
 };
+
+// The median and extremes of one figure over the runs.
+struct Spread {
+	double med = 0, lo = 0, hi = 0;
+};
+
+Spread spread(std::vector<double> v)
+{
+	Spread s;
+	if (v.empty())
+		return s;
+	std::sort(v.begin(), v.end());
+	size_t n = v.size();
+	s.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	s.lo = v.front();
+	s.hi = v.back();
+	return s;
+}
+
+// A figure over the runs, computed from each run's samples by f.
+template <typename F> Spread over_runs(size_t runs, F f)
+{
+	std::vector<double> v;
+	for (size_t i = 0; i < runs; i++) {
+		double x = f(i);
+		if (x > 0)
+			v.push_back(x);
+	}
+	return spread(v);
+}
+
+std::string range(const Spread &s, int prec = 2)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "%.*f-%.*f", prec, s.lo, prec, s.hi);
+	return b;
+}
 
 std::string human(size_t n)
 {
@@ -211,6 +254,7 @@ int main(int argc, char **argv)
 	std::vector<size_t> sizes = {8,       64,        512,       4096,     32768,
 				     262144,  1 << 20,   4 << 20,   16 << 20, 64 << 20};
 	std::string json_path;
+	size_t runs = 5;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--sizes" && i + 1 < argc) {
@@ -226,9 +270,12 @@ int main(int argc, char **argv)
 			json_path = argv[++i];
 		} else if (a == "--min-time" && i + 1 < argc) {
 			min_time = atof(argv[++i]);
+		} else if (a == "--runs" && i + 1 < argc) {
+			runs = std::max(1, atoi(argv[++i]));
 		} else {
-			fprintf(stderr, "usage: ipc_bench [--sizes N,...] [--json FILE] [--min-time SEC]\n");
-			return 2;
+			fprintf(stderr, "usage: ipc_bench [--sizes N,...] [--runs N] [--json FILE] "
+					"[--min-time SEC]\n");
+			return a == "--help" ? 0 : 2;
 		}
 	}
 	size_t maxsz = *std::max_element(sizes.begin(), sizes.end());
@@ -242,38 +289,11 @@ int main(int argc, char **argv)
 	uint32_t ch = channel(ctx);
 	uint8_t *src = map(maxsz);
 	uint8_t *dst = map(maxsz);
+	// process_vm_writev's source: neither registered nor in huge pages.
+	uint8_t *plain = map(maxsz, true);
 	uint64_t src_cookie = reg_user(ctx, src, maxsz);
 	int ctl;
 	Peer peer = start_peer(maxsz, &ctl);
-
-	double nop = time_op([&] { ioctl(ctx, HL_IPC_IOCTL_NOP, 0); });
-
-	std::vector<Row> rows;
-	for (size_t sz : sizes) {
-		Row r{sz, 0, 0, 0, -1};
-		hl_ipc_copy c{};
-		c.channel_id = ch;
-		c.src_cookie = src_cookie;
-		c.dst_cookie = peer.cookie;
-		c.length = sz;
-		r.chan = time_op([&] {
-			if (ioctl(ctx, HL_IPC_IOCTL_COPY, &c))
-				die("copy", errno);
-		});
-		// Into ordinary (unregistered) memory, as UCX's cma would.
-		iovec l{dst, sz}, rv{peer.plain, sz};
-		r.pvw = time_op([&] {
-			if (process_vm_writev(peer.pid, &l, 1, &rv, 1, 0) != (ssize_t)sz)
-				die("process_vm_writev", errno);
-		});
-		r.mcpy = time_op([&] {
-			memcpy(dst, src, sz);
-			asm volatile("" : : "r"(dst) : "memory");
-		});
-		r.ceil = ceiling(sz, inf.chunk_size);
-		rows.push_back(r);
-		fprintf(stderr, "ipc_bench: %s done\n", human(sz).c_str());
-	}
 
 	// Scaling: the same total work on one channel, then split over two
 	// channels driven by two threads.
@@ -320,60 +340,137 @@ int main(int argc, char **argv)
 		memcpy(dst + t * (ssz / 2), src + t * (ssz / 2), ssz / 2);
 		asm volatile("" : : "r"(dst) : "memory");
 	};
-	// Enough operations for about min_time on one thread; best of three.
+	// Enough operations for about min_time on one thread.
 	long kc = std::max(4.0, min_time / (time_op([&] { chan_op(0); })));
 	long km = std::max(4.0, min_time / (time_op([&] { mem_op(0); })));
-	double t1 = 0, t2 = 0, m1 = 0, m2 = 0;
-	for (int r = 0; r < 3; r++) {
-		t1 = std::max(t1, scale(1, kc, chan_op));
-		t2 = std::max(t2, scale(2, kc, chan_op));
-		m1 = std::max(m1, scale(1, km, mem_op));
-		m2 = std::max(m2, scale(2, km, mem_op));
+
+	// The runs: each measures everything once, so every ratio can be
+	// taken between figures measured close together.
+	std::vector<double> nop(runs);
+	std::vector<std::vector<Sample>> samples(runs);
+	std::vector<double> t1(runs), t2(runs), m1(runs), m2(runs);
+	for (size_t run = 0; run < runs; run++) {
+		nop[run] = time_op([&] { ioctl(ctx, HL_IPC_IOCTL_NOP, 0); });
+		for (size_t sz : sizes) {
+			Sample r{0, 0, 0, -1};
+			hl_ipc_copy c{};
+			c.channel_id = ch;
+			c.src_cookie = src_cookie;
+			c.dst_cookie = peer.cookie;
+			c.length = sz;
+			r.chan = time_op([&] {
+				if (ioctl(ctx, HL_IPC_IOCTL_COPY, &c))
+					die("copy", errno);
+			});
+			// Into ordinary (unregistered) memory, as UCX's cma would.
+			iovec l{plain, sz}, rv{peer.plain, sz};
+			r.pvw = time_op([&] {
+				if (process_vm_writev(peer.pid, &l, 1, &rv, 1, 0) != (ssize_t)sz)
+					die("process_vm_writev", errno);
+			});
+			r.mcpy = time_op([&] {
+				memcpy(dst, src, sz);
+				asm volatile("" : : "r"(dst) : "memory");
+			});
+			r.ceil = ceiling(sz, inf.chunk_size);
+			samples[run].push_back(r);
+		}
+		t1[run] = scale(1, kc, chan_op);
+		t2[run] = scale(2, kc, chan_op);
+		m1[run] = scale(1, km, mem_op);
+		m2[run] = scale(2, km, mem_op);
+		fprintf(stderr, "ipc_bench: run %zu of %zu done\n", run + 1, runs);
 	}
 	stop_peer(peer, ctl);
 
-	// Table.
+	// Medians over the runs; a ratio is taken in each run first.
 	auto bw = [](size_t n, double s) { return s > 0 ? n / s / 1e9 : 0.0; };
-	printf("habanalabs_ipc benchmark (GB/s = 1e9 B/s; latency in us per op)\n");
-	printf("null ioctl: %.2f us; chunk size %u\n", nop * 1e6, inf.chunk_size);
-	printf("%8s | %9s %9s %9s %9s | %9s %9s %9s | %8s %8s\n", "size", "chan", "pvw",
-	       "memcpy", "ceil", "chan us", "pvw us", "memcpy us", "chan/pvw", "chan/ceil");
-	for (auto &r : rows) {
-		double cb = bw(r.size, r.chan), pb = bw(r.size, r.pvw);
-		double ceilb = r.ceil > 0 ? bw(r.size, r.ceil) : 0;
-		printf("%8s | %9.3f %9.3f %9.3f %9.3f | %9.2f %9.2f %9.2f | %8.2f %8s\n",
-		       human(r.size).c_str(), cb, pb, bw(r.size, r.mcpy), ceilb, r.chan * 1e6,
-		       r.pvw * 1e6, r.mcpy * 1e6, cb / pb,
-		       ceilb > 0 ? std::to_string(cb / ceilb).substr(0, 5).c_str() : "-");
+	struct Row {
+		size_t size;
+		Spread chan, pvw, mcpy, ceil, chan_pvw, chan_ceil, chan_nop;
+	};
+	std::vector<Row> rows;
+	for (size_t k = 0; k < sizes.size(); k++) {
+		auto fig = [&](double Sample::*m) {
+			return over_runs(runs, [&](size_t i) { return samples[i][k].*m; });
+		};
+		auto ratio = [&](double Sample::*m) {
+			return over_runs(runs, [&](size_t i) {
+				const Sample &x = samples[i][k];
+				return x.*m > 0 ? x.*m / x.chan : -1;
+			});
+		};
+		Row r{sizes[k], fig(&Sample::chan), fig(&Sample::pvw), fig(&Sample::mcpy),
+		      fig(&Sample::ceil), ratio(&Sample::pvw), ratio(&Sample::ceil), {}};
+		r.chan_nop = over_runs(runs, [&](size_t i) { return samples[i][k].chan / nop[i]; });
+		rows.push_back(r);
 	}
-	printf("scaling (%s per channel op): 1 channel %.3f GB/s, 2 channels %.3f GB/s, x%.2f\n",
-	       human(ssz / 2).c_str(), t1 / 1e9, t2 / 1e9, t2 / t1);
-	printf("scaling of userspace memcpy, same split: 1 thread %.3f GB/s, 2 threads %.3f GB/s, x%.2f\n",
-	       m1 / 1e9, m2 / 1e9, m2 / m1);
+	Spread snop = spread(nop);
+	Spread sc = over_runs(runs, [&](size_t i) { return t2[i] / t1[i]; });
+	Spread sm = over_runs(runs, [&](size_t i) { return m2[i] / m1[i]; });
+	Spread sc1 = spread(t1), sc2 = spread(t2), sm1 = spread(m1), sm2 = spread(m2);
+
+	printf("habanalabs_ipc benchmark (GB/s = 1e9 B/s; latency in us per op)\n");
+	printf("median of %zu runs; a ratio is taken within each run, [min-max] over the runs\n",
+	       runs);
+	printf("null ioctl: %.2f us [%s]; chunk size %u\n", snop.med * 1e6,
+	       range({0, snop.lo * 1e6, snop.hi * 1e6}).c_str(), inf.chunk_size);
+	printf("%8s | %7s %7s %7s %7s | %9s %9s %9s | %15s %15s %16s\n", "size", "chan", "pvw",
+	       "memcpy", "ceil", "chan us", "pvw us", "memcpy us", "chan/pvw", "chan/ceil",
+	       "chan/null ioctl");
+	for (auto &r : rows) {
+		auto col = [](const Spread &s) {
+			char b[48];
+			if (s.med <= 0)
+				return std::string("-");
+			snprintf(b, sizeof(b), "%.2f [%s]", s.med, range(s).c_str());
+			return std::string(b);
+		};
+		printf("%8s | %7.3f %7.3f %7.3f %7.3f | %9.2f %9.2f %9.2f | %15s %15s %16s\n",
+		       human(r.size).c_str(), bw(r.size, r.chan.med), bw(r.size, r.pvw.med),
+		       bw(r.size, r.mcpy.med), bw(r.size, r.ceil.med), r.chan.med * 1e6,
+		       r.pvw.med * 1e6, r.mcpy.med * 1e6, col(r.chan_pvw).c_str(),
+		       col(r.chan_ceil).c_str(), r.size <= 64 ? col(r.chan_nop).c_str() : "");
+	}
+	printf("scaling (%s per channel op): 1 channel %.3f GB/s, 2 channels %.3f GB/s, "
+	       "x%.2f [%s]\n",
+	       human(ssz / 2).c_str(), sc1.med / 1e9, sc2.med / 1e9, sc.med, range(sc).c_str());
+	printf("scaling of userspace memcpy, same split: 1 thread %.3f GB/s, 2 threads %.3f "
+	       "GB/s, x%.2f [%s]\n",
+	       sm1.med / 1e9, sm2.med / 1e9, sm.med, range(sm).c_str());
 
 	if (!json_path.empty()) {
 		FILE *f = fopen(json_path.c_str(), "w");
 		if (!f)
 			die("json", errno);
-		fprintf(f, "{\n  \"null_ioctl_us\": %.4f,\n  \"chunk_size\": %u,\n", nop * 1e6,
-			inf.chunk_size);
+		auto js = [](const Spread &s) {
+			char b[96];
+			snprintf(b, sizeof(b), "{\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}",
+				 s.med, s.lo, s.hi);
+			return std::string(b);
+		};
+		fprintf(f, "{\n  \"runs\": %zu,\n  \"null_ioctl_us\": %.4f,\n  \"chunk_size\": %u,\n",
+			runs, snop.med * 1e6, inf.chunk_size);
 		fprintf(f, "  \"scaling\": {\"bytes_per_op\": %zu, \"one_channel_gbps\": %.4f, "
-			   "\"two_channels_gbps\": %.4f, \"ratio\": %.4f},\n",
-			ssz / 2, t1 / 1e9, t2 / 1e9, t2 / t1);
+			   "\"two_channels_gbps\": %.4f, \"ratio\": %.4f, \"ratio_spread\": %s},\n",
+			ssz / 2, sc1.med / 1e9, sc2.med / 1e9, sc.med, js(sc).c_str());
 		fprintf(f, "  \"memcpy_scaling\": {\"one_thread_gbps\": %.4f, "
-			   "\"two_threads_gbps\": %.4f, \"ratio\": %.4f},\n",
-			m1 / 1e9, m2 / 1e9, m2 / m1);
+			   "\"two_threads_gbps\": %.4f, \"ratio\": %.4f, \"ratio_spread\": %s},\n",
+			sm1.med / 1e9, sm2.med / 1e9, sm.med, js(sm).c_str());
 		fprintf(f, "  \"rows\": [\n");
 		for (size_t i = 0; i < rows.size(); i++) {
 			auto &r = rows[i];
 			fprintf(f, "    {\"size\": %zu, \"chan_us\": %.4f, \"pvw_us\": %.4f, "
 				   "\"memcpy_us\": %.4f, \"ceil_us\": %.4f, \"chan_gbps\": %.4f, "
-				   "\"pvw_gbps\": %.4f, \"memcpy_gbps\": %.4f, \"ceil_gbps\": %.4f}%s\n",
-				r.size, r.chan * 1e6, r.pvw * 1e6, r.mcpy * 1e6,
-				r.ceil > 0 ? r.ceil * 1e6 : -1.0, bw(r.size, r.chan),
-				bw(r.size, r.pvw), bw(r.size, r.mcpy),
-				r.ceil > 0 ? bw(r.size, r.ceil) : -1.0,
-				i + 1 < rows.size() ? "," : "");
+				   "\"pvw_gbps\": %.4f, \"memcpy_gbps\": %.4f, \"ceil_gbps\": %.4f,\n"
+				   "     \"chan_over_pvw\": %s,\n     \"chan_over_ceil\": %s,\n"
+				   "     \"chan_over_null_ioctl\": %s}%s\n",
+				r.size, r.chan.med * 1e6, r.pvw.med * 1e6, r.mcpy.med * 1e6,
+				r.ceil.med > 0 ? r.ceil.med * 1e6 : -1.0, bw(r.size, r.chan.med),
+				bw(r.size, r.pvw.med), bw(r.size, r.mcpy.med),
+				r.ceil.med > 0 ? bw(r.size, r.ceil.med) : -1.0,
+				js(r.chan_pvw).c_str(), js(r.chan_ceil).c_str(),
+				js(r.chan_nop).c_str(), i + 1 < rows.size() ? "," : "");
 		}
 		fprintf(f, "  ]\n}\n");
 		fclose(f);
