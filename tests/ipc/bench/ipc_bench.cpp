@@ -77,7 +77,7 @@ uint32_t channel(int ctx)
 
 // process_vm_writev's buffers are kept out of transparent huge pages: on
 // 6.12 with THP a copy into a 64 MiB peer buffer fell to about a tenth
-// of its speed after the first round, so the comparison gives it the
+// of its speed after the first run, so the comparison gives it the
 // small pages it is fastest with.
 uint8_t *map(size_t n, bool small_pages = false)
 {
@@ -418,14 +418,14 @@ int main(int argc, char **argv)
 	printf("%8s | %7s %7s %7s %7s | %9s %9s %9s | %15s %15s %16s\n", "size", "chan", "pvw",
 	       "memcpy", "ceil", "chan us", "pvw us", "memcpy us", "chan/pvw", "chan/ceil",
 	       "chan/null ioctl");
+	auto col = [](const Spread &s) {
+		char b[48];
+		if (s.med <= 0)
+			return std::string("-");
+		snprintf(b, sizeof(b), "%.2f [%s]", s.med, range(s).c_str());
+		return std::string(b);
+	};
 	for (auto &r : rows) {
-		auto col = [](const Spread &s) {
-			char b[48];
-			if (s.med <= 0)
-				return std::string("-");
-			snprintf(b, sizeof(b), "%.2f [%s]", s.med, range(s).c_str());
-			return std::string(b);
-		};
 		printf("%8s | %7.3f %7.3f %7.3f %7.3f | %9.2f %9.2f %9.2f | %15s %15s %16s\n",
 		       human(r.size).c_str(), bw(r.size, r.chan.med), bw(r.size, r.pvw.med),
 		       bw(r.size, r.mcpy.med), bw(r.size, r.ceil.med), r.chan.med * 1e6,
