@@ -4,7 +4,8 @@
  *
  * Data flows one way: hl_ipc_ioctl.c parses a request, hl_ipc_job.c
  * turns copy descriptors into a job holding its regions, hl_ipc_channel.c
- * queues and orders jobs, hl_ipc_engine.c copies.  Regions
+ * queues and orders jobs, hl_ipc_engine.c copies; a small synchronous
+ * copy goes from the ioctl to the channel without a job.  Regions
  * (hl_ipc_region.c, with hl_ipc_dmabuf.c and hl_ipc_pin.c behind it) and
  * per-user accounting (hl_ipc_user.c) are used from above and call
  * nothing above them.
@@ -21,6 +22,7 @@
 #include <linux/refcount.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
@@ -69,6 +71,7 @@ int hl_ipc_devid_from_fd(int fd, bool host, struct hl_ipc_devid *id);
 struct hl_ipc_pcpu_stats {
 	unsigned long copies;	/* completed copy jobs */
 	unsigned long bytes;	/* bytes copied */
+	unsigned long small_copies;	/* of them, without a job */
 };
 
 DECLARE_PER_CPU(struct hl_ipc_pcpu_stats, hl_ipc_pcpu_stats);
@@ -128,6 +131,13 @@ struct hl_ipc_region {
 	u32 flags;			/* HL_IPC_REGION_* */
 	bool revoked;			/* deregistered: stop copies */
 	atomic_t active;		/* engine sections inside the memory */
+	/*
+	 * Small copies may use the memory from inside an RCU read section
+	 * without entering it (hl_ipc_region_peek()); set only from inside,
+	 * so that deregistration, having waited for those, knows to wait a
+	 * grace period too.
+	 */
+	bool small_ok;
 	kuid_t uid;
 	struct hl_ipc_ctx *owner;	/* compared only */
 	struct list_head node;		/* in owner->regions */
@@ -164,6 +174,8 @@ struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 					bool write);
 struct hl_ipc_region *hl_ipc_region_get_entered(struct hl_ipc_ctx *ctx,
 						u64 cookie, bool write);
+struct hl_ipc_region *hl_ipc_region_peek(struct hl_ipc_ctx *ctx, u64 cookie,
+					 u64 off, u64 len, bool write);
 void hl_ipc_region_hold(struct hl_ipc_region *r);
 void hl_ipc_region_put(struct hl_ipc_region *r);
 void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx);
@@ -269,6 +281,18 @@ u64 hl_ipc_job_bytes(const struct hl_ipc_job *job);
 /* The CPU copy engine (hl_ipc_engine.c). */
 int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
 
+/*
+ * Small copies (hl_ipc_channel_copy_small()) run without a job, in one
+ * RCU read section and one lock section of their channel: at most a
+ * page, so that neither is held for long.
+ */
+#define HL_IPC_SMALL_COPY_MAX	4096
+
+static inline void hl_ipc_engine_copy_small(u8 *dst, const u8 *src, u64 len)
+{
+	memcpy(dst, src, len);
+}
+
 struct hl_ipc_channel {
 	struct kref ref;
 	struct rcu_head rcu;
@@ -285,6 +309,7 @@ struct hl_ipc_channel {
 	bool dead;			/* destroyed: no new jobs */
 	u64 next_seq;			/* last seq handed out */
 	u64 completed_seq;
+	u64 async_done_seq;		/* last async job completed */
 	u64 reported_seq;		/* highest seq returned by WAIT */
 	u64 cancel_seq;			/* first seq cancelled by destroy */
 	u64 forgotten_seq;		/* error records <= this may be lost */
@@ -309,6 +334,8 @@ struct hl_ipc_channel *hl_ipc_channel_get(struct hl_ipc_ctx *ctx, u32 id);
 int hl_ipc_channel_claim(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
 			 u64 *seq);
 int hl_ipc_channel_run(struct hl_ipc_channel *ch, struct hl_ipc_job *job);
+int hl_ipc_channel_copy_small(struct hl_ipc_channel *ch, u8 *dst,
+			      const u8 *src, u64 len, u64 *seq);
 void hl_ipc_channel_put(struct hl_ipc_channel *ch);
 void hl_ipc_channel_destroy_all(struct hl_ipc_ctx *ctx);
 int hl_ipc_channel_submit(struct hl_ipc_ctx *ctx, struct hl_ipc_channel *ch,

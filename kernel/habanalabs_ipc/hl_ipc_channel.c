@@ -61,7 +61,22 @@ void hl_ipc_channel_put(struct hl_ipc_channel *ch)
  */
 struct hl_ipc_channel *hl_ipc_channel_find(struct hl_ipc_ctx *ctx, u32 id)
 {
-	return xa_load(&ctx->channels, id);
+	XA_STATE(xas, &ctx->channels, id);
+	struct hl_ipc_channel *ch;
+
+	/*
+	 * xa_load() without its own RCU read section: we are in one.  An id
+	 * reserved for a channel still being built reads as a zero entry,
+	 * which is no channel (and which xas_retry() would retry forever).
+	 */
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "channel lookup outside an RCU read section");
+	do {
+		ch = xas_load(&xas);
+		if (xa_is_zero(ch))
+			ch = NULL;
+	} while (xas_retry(&xas, ch));
+	return ch;
 }
 
 bool hl_ipc_channel_tryget(struct hl_ipc_channel *ch)
@@ -149,6 +164,9 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 	job->status = status;
 	WRITE_ONCE(job->done, true);
 	WRITE_ONCE(ch->completed_seq, job->seq);
+	/* A sync job reports itself, by returning; pollers look for these. */
+	if (job->async)
+		WRITE_ONCE(ch->async_done_seq, job->seq);
 	WRITE_ONCE(ch->running, NULL);
 	if (!ch->dead && !list_empty(&ch->pending))
 		queue_work(hl_ipc_wq, &ch->work);
@@ -283,6 +301,35 @@ int hl_ipc_channel_claim(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
 	return ret;
 }
 
+/*
+ * A small synchronous copy on an idle channel, whole inside one lock
+ * section: it gets the next sequence number and completes before anyone
+ * else can see the channel, so nobody can be waiting for it, and being
+ * synchronous it changes nothing a poller looks at: it wakes nobody.  1 when the channel is busy or being
+ * destroyed: the general path then queues the copy or reports the error.
+ * The caller is inside an RCU read section that covers both ends'
+ * memory (hl_ipc_region_peek()).
+ */
+int hl_ipc_channel_copy_small(struct hl_ipc_channel *ch, u8 *dst,
+			      const u8 *src, u64 len, u64 *seq)
+{
+	spin_lock(&ch->lock);
+	if (ch->dead || ch->running || !list_empty(&ch->pending)) {
+		spin_unlock(&ch->lock);
+		return 1;
+	}
+	*seq = ++ch->next_seq;
+	hl_ipc_engine_copy_small(dst, src, len);
+	WRITE_ONCE(ch->completed_seq, *seq);
+	ch->copies++;
+	ch->bytes += len;
+	spin_unlock(&ch->lock);
+	this_cpu_inc(hl_ipc_pcpu_stats.copies);
+	this_cpu_add(hl_ipc_pcpu_stats.bytes, len);
+	this_cpu_inc(hl_ipc_pcpu_stats.small_copies);
+	return 0;
+}
+
 /* Run a job on the channel it claimed, in the caller's context. */
 int hl_ipc_channel_run(struct hl_ipc_channel *ch, struct hl_ipc_job *job)
 {
@@ -401,7 +448,7 @@ bool hl_ipc_ctx_has_completions(struct hl_ipc_ctx *ctx)
 
 	rcu_read_lock();
 	xa_for_each(&ctx->channels, id, ch) {
-		if (READ_ONCE(ch->completed_seq) > READ_ONCE(ch->reported_seq)) {
+		if (READ_ONCE(ch->async_done_seq) > READ_ONCE(ch->reported_seq)) {
 			ret = true;
 			break;
 		}

@@ -13,10 +13,12 @@
 
 static bool hl_ipc_zero(const u64 *p, size_t n)
 {
+	u64 any = 0;
+
+	/* One test at the end: every copy checks its reserved words. */
 	while (n--)
-		if (*p++)
-			return false;
-	return true;
+		any |= *p++;
+	return !any;
 }
 
 static long hl_ipc_ioctl_info(void __user *uarg)
@@ -115,6 +117,49 @@ static long hl_ipc_ioctl_chan_destroy(struct hl_ipc_ctx *ctx, void __user *uarg)
 	return hl_ipc_channel_destroy(ctx, a.channel_id);
 }
 
+/* As hl_ipc_seg_geometry() tells overlap: the same memory, ranges meet. */
+static bool hl_ipc_small_overlap(const struct hl_ipc_region *src, u64 soff,
+				 const struct hl_ipc_region *dst, u64 doff,
+				 u64 len)
+{
+	u64 from = src->base + soff, to = dst->base + doff;
+
+	return src->backing == dst->backing && from < to + len &&
+	       to < from + len;
+}
+
+/*
+ * A small copy between user-memory regions: looked up, checked and copied
+ * in one RCU read section, without a job and without entering the
+ * regions.  1 when it is not one for this path (the channel is busy, a
+ * region is a dma-buf, not yet used by a synchronous copy, or may overlap
+ * the other end, or anything is wrong): hl_ipc_copy_sync() then does it,
+ * and reports any error as usual.
+ */
+static int hl_ipc_copy_small(struct hl_ipc_ctx *ctx, u32 id,
+			     const struct hl_ipc_copy_desc *d, u64 *seq)
+{
+	struct hl_ipc_region *src, *dst;
+	struct hl_ipc_channel *ch;
+	int ret = 1;
+
+	rcu_read_lock();
+	ch = hl_ipc_channel_find(ctx, id);
+	src = hl_ipc_region_peek(ctx, d->src_cookie, d->src_offset, d->length,
+				 false);
+	dst = hl_ipc_region_peek(ctx, d->dst_cookie, d->dst_offset, d->length,
+				 true);
+	/* Overlapping ends are hl_ipc_job_add()'s to sort out. */
+	if (ch && src && dst &&
+	    !hl_ipc_small_overlap(src, d->src_offset, dst, d->dst_offset,
+				  d->length))
+		ret = hl_ipc_channel_copy_small(ch, dst->vaddr + d->dst_offset,
+						src->vaddr + d->src_offset,
+						d->length, seq);
+	rcu_read_unlock();
+	return ret;
+}
+
 /*
  * A synchronous copy builds its job on the stack, inside its regions, and
  * on an idle channel runs it right here without a reference on the
@@ -199,10 +244,14 @@ static long hl_ipc_ioctl_copy(struct hl_ipc_ctx *ctx, void __user *uarg)
 		.dst_cookie = a.dst_cookie, .dst_offset = a.dst_offset,
 		.length = a.length,
 	};
+	seq = 0;
 	if (a.flags & HL_IPC_COPY_ASYNC)
 		ret = hl_ipc_copy_async(ctx, a.channel_id, &d, &seq);
-	else
+	else if (!d.length || d.length > HL_IPC_SMALL_COPY_MAX ||
+		 hl_ipc_copy_small(ctx, a.channel_id, &d, &seq))
 		ret = hl_ipc_copy_sync(ctx, a.channel_id, &d, &seq);
+	else
+		ret = 0;
 	/* A failed sync copy still consumed a seq; report it too. */
 	if (seq && put_user(seq, &ua->seq) && !ret)
 		ret = -EFAULT;

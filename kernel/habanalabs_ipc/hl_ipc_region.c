@@ -15,6 +15,9 @@
  * any more: copies notice the revocation at their next chunk, so the wait
  * is bounded by one chunk, and once DEREGISTER returns the memory is
  * never touched again (the guarantee RDMA gives for deregistered MRs).
+ * A small copy of user memory does not even enter (hl_ipc_region_peek()):
+ * it uses the memory inside an RCU read section, so deregistering a
+ * region that such copies may have used also waits a grace period.
  * The memory itself is released with the last reference.
  *
  * Lookups run under RCU; the struct is freed after a grace period.
@@ -206,11 +209,16 @@ static void hl_ipc_region_unpublish(struct hl_ipc_ctx *ctx,
 	smp_mb();	/* pairs with hl_ipc_region_enter() */
 }
 
-/* Wait for copies inside the memory to leave, then drop the table's ref. */
-static void hl_ipc_region_retire(struct hl_ipc_region *r)
+/*
+ * Wait for copies inside the memory to leave.  True when small copies
+ * may also be using it from inside an RCU read section, so that the
+ * caller must wait a grace period before it drops the table's reference
+ * or returns: the acquire sees small_ok set by any copy that was inside.
+ */
+static bool hl_ipc_region_drain(struct hl_ipc_region *r)
 {
-	wait_var_event(&r->active, !atomic_read(&r->active));
-	hl_ipc_region_put(r);
+	wait_var_event(&r->active, !atomic_read_acquire(&r->active));
+	return READ_ONCE(r->small_ok);
 }
 
 int hl_ipc_region_deregister(struct hl_ipc_ctx *ctx, u64 cookie)
@@ -234,13 +242,16 @@ int hl_ipc_region_deregister(struct hl_ipc_ctx *ctx, u64 cookie)
 	mutex_unlock(&ctx->lock);
 	if (!r)
 		return -ENOENT;
-	hl_ipc_region_retire(r);
+	if (hl_ipc_region_drain(r))
+		synchronize_rcu();
+	hl_ipc_region_put(r);
 	return 0;
 }
 
 void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx)
 {
 	struct hl_ipc_region *r, *tmp;
+	bool grace = false;
 	LIST_HEAD(gone);
 
 	mutex_lock(&ctx->lock);
@@ -249,9 +260,14 @@ void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx)
 		list_add_tail(&r->node, &gone);
 	}
 	mutex_unlock(&ctx->lock);
+	list_for_each_entry(r, &gone, node)
+		grace |= hl_ipc_region_drain(r);
+	/* One grace period for all of them. */
+	if (grace)
+		synchronize_rcu();
 	list_for_each_entry_safe(r, tmp, &gone, node) {
 		list_del_init(&r->node);
-		hl_ipc_region_retire(r);
+		hl_ipc_region_put(r);
 	}
 }
 
@@ -327,10 +343,41 @@ struct hl_ipc_region *hl_ipc_region_get(struct hl_ipc_ctx *ctx, u64 cookie,
 struct hl_ipc_region *hl_ipc_region_get_entered(struct hl_ipc_ctx *ctx,
 						u64 cookie, bool write)
 {
+	struct hl_ipc_region *r;
+
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
 			 "entered region lookup outside an RCU read section");
-	return hl_ipc_region_found(ctx, hl_ipc_region_find(ctx, cookie, true),
-				   write, true);
+	r = hl_ipc_region_found(ctx, hl_ipc_region_find(ctx, cookie, true),
+				write, true);
+	/*
+	 * Inside, so a deregistration will see it: from now on small
+	 * copies may skip entering.  Only user memory: a dma-buf needs
+	 * CPU access begun, which may sleep.
+	 */
+	if (!IS_ERR(r) && r->type == HL_IPC_REGION_USER &&
+	    !READ_ONCE(r->small_ok))
+		WRITE_ONCE(r->small_ok, true);
+	return r;
+}
+
+/*
+ * Under rcu_read_lock(): the region of a cookie for a small copy that
+ * uses the memory inside the read section without entering it, with
+ * [off, off + len) checked; NULL when the copy must take the general
+ * path, which also reports any error.
+ */
+struct hl_ipc_region *hl_ipc_region_peek(struct hl_ipc_ctx *ctx, u64 cookie,
+					 u64 off, u64 len, bool write)
+{
+	struct hl_ipc_region *r;
+
+	r = rhashtable_lookup(&hl_ipc_regions, &cookie, hl_ipc_region_params);
+	if (!r || !READ_ONCE(r->small_ok) || READ_ONCE(r->revoked) ||
+	    !hl_ipc_region_usable(r, ctx) ||
+	    (write && !(r->flags & HL_IPC_REGION_WRITE)) ||
+	    off > r->size || len > r->size - off)
+		return NULL;
+	return r;
 }
 
 /* Turn an entered region into a referenced one. */

@@ -49,6 +49,7 @@ static DEVICE_ATTR_RO(name)
 
 HL_IPC_STAT_PCPU(copies);
 HL_IPC_STAT_PCPU(bytes);
+HL_IPC_STAT_PCPU(small_copies);
 HL_IPC_STAT64(errors);
 HL_IPC_STAT64(lookup_failures);
 HL_IPC_STAT32(contexts);
@@ -68,6 +69,7 @@ static DEVICE_ATTR_RO(pinned_bytes);
 static struct attribute *hl_ipc_stats_attrs[] = {
 	&dev_attr_copies.attr,
 	&dev_attr_bytes.attr,
+	&dev_attr_small_copies.attr,
 	&dev_attr_errors.attr,
 	&dev_attr_lookup_failures.attr,
 	&dev_attr_contexts.attr,
