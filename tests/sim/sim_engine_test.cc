@@ -38,32 +38,6 @@ protected:
 	}
 };
 
-// Device memory, mapped on the device and through its dma-buf.
-struct Buf {
-	Dev &d;
-	uint64_t handle = 0, va = 0;
-	int fd = -1;
-	std::unique_ptr<Mapping> map;
-	Buf(Dev &dev, uint64_t size) : d(dev)
-	{
-		if (d.alloc_map(size, &handle, &va) == 0 &&
-		    d.export_buf(va, size, 0, &fd) == 0)
-			map = std::make_unique<Mapping>(fd, size);
-	}
-	~Buf()
-	{
-		map.reset();
-		if (fd >= 0)
-			close(fd);
-		if (va)
-			d.unmap(va);
-		if (handle)
-			d.free_handle(handle);
-	}
-	bool ok() const { return map && map->ok(); }
-	uint8_t *data() const { return map->data(); }
-};
-
 // Submits one CS of the words; its CB is destroyed once submitted.
 int submit(Dev &d, const std::vector<uint32_t> &w, uint64_t *seq)
 {
@@ -89,7 +63,7 @@ TEST_F(SimEngine, SmallCsOnIdleEngineIsDoneAtSubmit)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	Buf a(d, 4 * kPage), b(d, 4 * kPage);
+	DevBuf a(d, 4 * kPage), b(d, 4 * kPage);
 	ASSERT_TRUE(a.ok() && b.ok());
 	fill_pattern(a.data(), 4 * kPage, 21);
 
@@ -140,7 +114,7 @@ TEST_F(SimEngine, SmallCsBehindLargeOneKeepsOrder)
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
 	const uint64_t n = std::min<uint64_t>(16ull << 20, memory_size(0) / 4);
-	Buf big(d, n), dst(d, n), small(d, kPage);
+	DevBuf big(d, n), dst(d, n), small(d, kPage);
 	ASSERT_TRUE(big.ok() && dst.ok() && small.ok());
 	fill_pattern(big.data(), n, 31);
 	fill_pattern(small.data(), kPage, 32);

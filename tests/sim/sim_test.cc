@@ -724,37 +724,13 @@ TEST_F(Sim, CommandBuffers)
 
 // ---- CS / LIN_DMA -----------------------------------------------------------
 
-struct DevBuf {
-	uint64_t handle = 0, va = 0, size = 0;
-	int fd = -1;
-	std::unique_ptr<Mapping> map;
-};
-
-static void make_devbuf(Dev &d, uint64_t size, DevBuf *b)
-{
-	b->size = size;
-	ASSERT_EQ(d.alloc_map(size, &b->handle, &b->va), 0);
-	ASSERT_EQ(d.export_buf(b->va, size, 0, &b->fd), 0);
-	b->map = std::make_unique<Mapping>(b->fd, size);
-	ASSERT_TRUE(b->map->ok());
-}
-
-static void drop_devbuf(Dev &d, DevBuf *b)
-{
-	b->map.reset();
-	close(b->fd);
-	EXPECT_EQ(d.unmap(b->va), 0);
-	EXPECT_EQ(d.free_handle(b->handle), 0);
-}
-
 TEST_F(Sim, LinDmaRoundTrip)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
 	const uint64_t n = 5 * kPage;
-	DevBuf a, b;
-	make_devbuf(d, n, &a);
-	make_devbuf(d, n, &b);
+	DevBuf a(d, n), b(d, n);
+	ASSERT_TRUE(a.ok() && b.ok());
 	std::vector<uint8_t> host(n + 64), host2(n + 64);
 	uint8_t *hp = host.data() + 7; // unaligned host buffer
 	uint64_t hva, hva2;
@@ -762,7 +738,7 @@ TEST_F(Sim, LinDmaRoundTrip)
 	ASSERT_EQ(d.map_host(host2.data(), n, &hva2), 0);
 
 	// device -> host: pattern written through the dma-buf mmap
-	fill_pattern(a.map->data(), n, 11);
+	fill_pattern(a.data(), n, 11);
 	std::vector<uint32_t> w;
 	put_lin_dma(w, hva, a.va, n);
 	ASSERT_EQ(d.run(w), 0);
@@ -773,11 +749,11 @@ TEST_F(Sim, LinDmaRoundTrip)
 	w.clear();
 	put_lin_dma(w, b.va, hva, n);
 	ASSERT_EQ(d.run(w), 0);
-	EXPECT_EQ(check_pattern(b.map->data(), n, 22), -1);
+	EXPECT_EQ(check_pattern(b.data(), n, 22), -1);
 
 	// device -> device, several packets and NOPs, odd offsets/sizes
 	// that cross pages
-	memset(a.map->data(), 0, n);
+	memset(a.data(), 0, n);
 	w.clear();
 	put_nop(w);
 	put_lin_dma(w, a.va + 3, b.va + 3, 2 * kPage + 5);
@@ -785,7 +761,7 @@ TEST_F(Sim, LinDmaRoundTrip)
 	put_lin_dma(w, a.va + 3 * kPage, b.va + 3 * kPage, 0); // no-op
 	put_lin_dma(w, a.va + 4 * kPage, b.va + 4 * kPage, kPage);
 	ASSERT_EQ(d.run(w), 0);
-	const uint8_t *pa = a.map->data(), *pb = b.map->data();
+	const uint8_t *pa = a.data(), *pb = b.data();
 	for (uint64_t i = 0; i < n; i++) {
 		bool copied = (i >= 3 && i < 3 + 2 * kPage + 5) ||
 			      i >= 4 * kPage;
@@ -796,7 +772,7 @@ TEST_F(Sim, LinDmaRoundTrip)
 	w.clear();
 	put_lin_dma(w, hva2, b.va, n);
 	ASSERT_EQ(d.run(w), 0);
-	EXPECT_EQ(memcmp(host2.data(), b.map->data(), n), 0);
+	EXPECT_EQ(memcmp(host2.data(), b.data(), n), 0);
 
 	// Several chunks on different PDMA queues in one CS.
 	memset(hp, 0, n);
@@ -819,26 +795,26 @@ TEST_F(Sim, LinDmaRoundTrip)
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 	// Done or not when the wait came, a recent CS has its fence.
 	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
-	EXPECT_EQ(memcmp(hp, b.map->data(), 2 * kPage), 0);
+	EXPECT_EQ(memcmp(hp, b.data(), 2 * kPage), 0);
 	EXPECT_EQ(d.cb_destroy(cb1), 0);
 	EXPECT_EQ(d.cb_destroy(cb2), 0);
 
 	EXPECT_EQ(d.unmap(hva), 0);
 	EXPECT_EQ(d.unmap(hva2), 0);
-	drop_devbuf(d, &a);
-	drop_devbuf(d, &b);
+	EXPECT_EQ(a.release(), 0);
+	EXPECT_EQ(b.release(), 0);
 }
 
 TEST_F(Sim, CsBadInputTouchesNothing)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	DevBuf a;
-	make_devbuf(d, 2 * kPage, &a);
+	DevBuf a(d, 2 * kPage);
+	ASSERT_TRUE(a.ok());
 	std::vector<uint8_t> host(2 * kPage, 0xcc);
 	uint64_t hva;
 	ASSERT_EQ(d.map_host(host.data(), host.size(), &hva), 0);
-	fill_pattern(a.map->data(), 2 * kPage, 5);
+	fill_pattern(a.data(), 2 * kPage, 5);
 
 	auto expect_cs = [&](const std::vector<uint32_t> &w, int err,
 			     const char *what) {
@@ -939,26 +915,26 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	// Nothing of the above ran.
 	for (uint8_t v : host)
 		ASSERT_EQ(v, 0xcc);
-	EXPECT_EQ(check_pattern(a.map->data(), 2 * kPage, 5), -1);
+	EXPECT_EQ(check_pattern(a.data(), 2 * kPage, 5), -1);
 	EXPECT_EQ(stats()["command_submissions"], 0);
 
 	// A CS after a failed one still works and gets the next sequence.
 	w.clear();
 	put_lin_dma(w, hva, a.va, 2 * kPage);
 	ASSERT_EQ(d.run(w), 0);
-	EXPECT_EQ(memcmp(host.data(), a.map->data(), 2 * kPage), 0);
+	EXPECT_EQ(memcmp(host.data(), a.data(), 2 * kPage), 0);
 
 	// The memory behind a freed handle cannot be reached any more.
-	DevBuf gone;
-	make_devbuf(d, kPage, &gone);
+	DevBuf gone(d, kPage);
+	ASSERT_TRUE(gone.ok());
 	uint64_t gone_va = gone.va;
-	drop_devbuf(d, &gone);
+	EXPECT_EQ(gone.release(), 0);
 	w.clear();
 	put_lin_dma(w, hva, gone_va, 64);
 	expect_cs(w, -EFAULT, "freed memory");
 
 	EXPECT_EQ(d.unmap(hva), 0);
-	drop_devbuf(d, &a);
+	EXPECT_EQ(a.release(), 0);
 }
 
 TEST_F(Sim, WaitCs)
@@ -969,8 +945,8 @@ TEST_F(Sim, WaitCs)
 	EXPECT_EQ(d.wait(1, 0, &st), -EINVAL) << "nothing submitted yet";
 	EXPECT_EQ(d.wait(0, 0, &st), -EINVAL) << "seq 0";
 
-	DevBuf a;
-	make_devbuf(d, kPage, &a);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
 	std::vector<uint32_t> w;
 	put_lin_dma(w, a.va + 2048, a.va, 1024);
 	uint64_t cb, seq;
@@ -1041,7 +1017,7 @@ TEST_F(Sim, WaitCs)
 	EXPECT_EQ(wa.out.status, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 
 	EXPECT_EQ(d.cb_destroy(cb), 0);
-	drop_devbuf(d, &a);
+	EXPECT_EQ(a.release(), 0);
 }
 
 // As the real driver: the last 64 CSs keep their fences, older
@@ -1050,8 +1026,8 @@ TEST_F(Sim, WaitCsOnOlderCompletedCs)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	DevBuf a;
-	make_devbuf(d, kPage, &a);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
 	std::vector<uint32_t> w;
 	put_lin_dma(w, a.va + 2048, a.va, 1024);
 	uint64_t cb;
@@ -1100,7 +1076,7 @@ TEST_F(Sim, WaitCsOnOlderCompletedCs)
 	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_GONE) << "taken";
 
 	EXPECT_EQ(d.cb_destroy(cb), 0);
-	drop_devbuf(d, &a);
+	EXPECT_EQ(a.release(), 0);
 }
 
 // One CS may carry at most 65536 LIN_DMA packets: bounded kernel memory.
@@ -1108,14 +1084,14 @@ TEST_F(Sim, CsPacketLimit)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	DevBuf a;
-	make_devbuf(d, kPage, &a);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
 	std::vector<uint32_t> w;
 	for (int i = 0; i < 65536; i++)
 		put_lin_dma(w, a.va + 2048 + i % 1024, a.va + i % 1024, 1);
-	fill_pattern(a.map->data(), 1024, 4);
+	fill_pattern(a.data(), 1024, 4);
 	ASSERT_EQ(d.run(w), 0);
-	EXPECT_EQ(memcmp(a.map->data() + 2048, a.map->data(), 1024), 0);
+	EXPECT_EQ(memcmp(a.data() + 2048, a.data(), 1024), 0);
 	put_lin_dma(w, a.va + 2048, a.va, 1);
 	uint64_t cb, seq;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
@@ -1126,7 +1102,7 @@ TEST_F(Sim, CsPacketLimit)
 	c.cb_size = 40000 * 24;
 	EXPECT_EQ(d.cs({c, c}, &seq), -EINVAL);
 	EXPECT_EQ(d.cb_destroy(cb), 0);
-	drop_devbuf(d, &a);
+	EXPECT_EQ(a.release(), 0);
 }
 
 static void on_sigusr1(int) {}
@@ -1135,8 +1111,8 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	DevBuf a;
-	make_devbuf(d, kPage, &a);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
 	std::vector<uint32_t> w;
 	put_lin_dma(w, a.va + 64, a.va, 64);
 	uint64_t cb, seq = 0, first = 0;
@@ -1176,10 +1152,10 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 
 	// Closing the device aborts all 64 at once (not 64 minutes).
 	EXPECT_EQ(d.cb_destroy(cb), 0);
-	a.map.reset();
-	close(a.fd);
+	a.release_host();
 	auto t0 = std::chrono::steady_clock::now();
 	d.close_fd();
+	a.va = a.handle = 0;  // they went with the device fd
 	auto secs = std::chrono::duration_cast<std::chrono::seconds>(
 		std::chrono::steady_clock::now() - t0).count();
 	EXPECT_LT(secs, 20);
@@ -1189,9 +1165,9 @@ TEST_F(Sim, UnmapDuringInflightCsIsSafe)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	DevBuf a;
-	make_devbuf(d, 4 * kPage, &a);
-	fill_pattern(a.map->data(), 4 * kPage, 9);
+	DevBuf a(d, 4 * kPage);
+	ASSERT_TRUE(a.ok());
+	fill_pattern(a.data(), 4 * kPage, 9);
 	std::vector<uint8_t> host(4 * kPage);
 	uint64_t hva;
 	ASSERT_EQ(d.map_host(host.data(), host.size(), &hva), 0);
@@ -1205,10 +1181,7 @@ TEST_F(Sim, UnmapDuringInflightCsIsSafe)
 	// Pull everything away under the CS: it holds its own references.
 	EXPECT_EQ(d.cb_destroy(cb), 0);
 	EXPECT_EQ(d.unmap(hva), 0);
-	a.map.reset();
-	close(a.fd);
-	EXPECT_EQ(d.unmap(a.va), 0);
-	EXPECT_EQ(d.free_handle(a.handle), 0);
+	EXPECT_EQ(a.release(), 0);
 	EXPECT_GE(stats()["buffer_objects"], 2);
 	uint32_t st;
 	EXPECT_EQ(d.wait(seq, 20 * 1000 * 1000, &st), 0);

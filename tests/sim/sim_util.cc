@@ -346,6 +346,40 @@ Mapping::~Mapping()
 		munmap(p_, len_);
 }
 
+DevBuf::DevBuf(Dev &d, uint64_t size) : size(size), d_(d)
+{
+	if (d_.alloc_map(size, &handle, &va) == 0 &&
+	    d_.export_buf(va, size, 0, &fd) == 0)
+		map_ = std::make_unique<Mapping>(fd, size);
+}
+
+DevBuf::~DevBuf()
+{
+	release();
+}
+
+void DevBuf::release_host()
+{
+	map_.reset();
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+}
+
+int DevBuf::release()
+{
+	int rc = 0, r;
+
+	release_host();
+	if (va && (r = d_.unmap(va)) != 0 && !rc)
+		rc = r;
+	va = 0;
+	if (handle && (r = d_.free_handle(handle)) != 0 && !rc)
+		rc = r;
+	handle = 0;
+	return rc;
+}
+
 static uint8_t pattern_byte(size_t i, uint32_t seed)
 {
 	uint32_t x = static_cast<uint32_t>(i) * 2654435761u + seed;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,32 @@ private:
 	size_t len_;
 	bool ok_ = false;
 	int err_ = 0;
+};
+
+// Device memory: allocated on a device, mapped into its VA space,
+// exported as a dma-buf and mapped into this process.  ok() says whether
+// all of that worked; release() gives it back in reverse order, and the
+// destructor does so if the test did not.  The Dev must outlive it.
+class DevBuf {
+public:
+	DevBuf(Dev &d, uint64_t size);
+	~DevBuf();
+	DevBuf(const DevBuf &) = delete;
+	DevBuf &operator=(const DevBuf &) = delete;
+	bool ok() const { return map_ && map_->ok(); }
+	uint8_t *data() const { return map_->data(); }
+	// 0, or the first error of unmapping and freeing (-errno); a second
+	// call does nothing.
+	int release();
+	// Only this process's side: the CPU mapping and the dma-buf fd.
+	void release_host();
+
+	uint64_t handle = 0, va = 0, size = 0;
+	int fd = -1;
+
+private:
+	Dev &d_;
+	std::unique_ptr<Mapping> map_;
 };
 
 void fill_pattern(uint8_t *p, size_t len, uint32_t seed);
