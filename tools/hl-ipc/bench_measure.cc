@@ -13,6 +13,7 @@
 #include "mapping.h"
 #include "peer_msg.h"
 #include "peer_pair.h"
+#include "staged_transfer.h"
 #include "table.h"
 
 namespace hlipc {
@@ -45,12 +46,8 @@ int transfer(Pair &p, Path path, uint64_t size, unsigned char *scratch)
 			a.channel, a.fd, a.peer_ctl,
 			reinterpret_cast<void *>(a.peer_dst_va),
 			reinterpret_cast<void *>(a.src.va()), size);
-	case Path::Staged: {
-		int rc = a.dma.copy(a.host_va, a.src.va(), size);
-		if (rc < 0)
-			return rc;
-		return request(p.sock, kStagedH2D, size).status;
-	}
+	case Path::Staged:
+		return staged_transfer(a, p.link, size);
 	case Path::Pvw: {
 		struct iovec local = {a.host, size};
 		struct iovec remote = {reinterpret_cast<void *>(p.b.pvw_addr), size};
@@ -77,13 +74,13 @@ void verify(Pair &p, Path path, uint64_t size, const unsigned char *scratch)
 	case Path::Channel:
 	case Path::Staged:
 		check(a, "checking B's device buffer",
-		      request(p.sock, kVerify, size, seed).status, size);
-		check(a, "clearing B's buffer", request(p.sock, kClear, size).status,
+		      request(p.link, kVerify, size, seed).status, size);
+		check(a, "clearing B's buffer", request(p.link, kClear, size).status,
 		      size);
 		break;
 	case Path::Pvw:
 		check(a, "checking B's host buffer",
-		      request(p.sock, kVerifyHost, size, seed).status, size);
+		      request(p.link, kVerifyHost, size, seed).status, size);
 		break;
 	case Path::Memcpy:
 		check(a, "checking the memcpy", verify_pattern(scratch, size, seed),

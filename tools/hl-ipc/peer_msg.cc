@@ -27,22 +27,21 @@ Msg recv_msg(int sock)
 	return m;
 }
 
-Msg request(int sock, uint32_t type, uint64_t a, uint64_t b)
+Msg request(PeerLink &link, uint32_t type, uint64_t a, uint64_t b)
 {
 	Msg m{};
 	m.type = type;
 	m.a = a;
 	m.b = b;
-	send_msg(sock, m);
-	return recv_msg(sock);
+	return link.ask(m);
 }
 
-void reply(int sock, int32_t status)
+void reply(PeerLink &link, int32_t status)
 {
 	Msg m{};
 	m.type = kReply;
 	m.status = status;
-	send_msg(sock, m);
+	link.answer(m);
 }
 
 void send_ucx_info(int sock, const UcxInfo &info)

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The messages two hl-ipc processes (A and B, one device each) exchange
-// over a unix socket in the demo and the benchmark.  A asks, B answers.
+// in the demo and the benchmark.  A asks, B answers, through a PeerLink
+// (shared memory); the greeting and the UCX set-up's data go over a unix
+// socket, whose hang-up also tells either side that the other died.
 #pragma once
 
 #include <cstdint>
+
+#include "peer_link.h"
 
 namespace hlipc {
 
@@ -21,6 +25,8 @@ enum MsgType : uint32_t {
 	kPing,       // B answers at once: one hand-over and nothing else
 	kTimeH2D,    // a: size, b: count: B's DMA host -> device, count times;
 		     // the reply's status is the microseconds they took
+	kPieceH2D,   // a: length, b: offset in the staging buffer, c: offset
+		     // in B's destination: one piece of a pipelined transfer
 };
 
 struct Msg {
@@ -43,8 +49,8 @@ struct UcxInfo {
 // both processes are the tool's own, there is nothing to recover.
 void send_msg(int sock, const Msg &m);
 Msg recv_msg(int sock);
-Msg request(int sock, uint32_t type, uint64_t a = 0, uint64_t b = 0);
-void reply(int sock, int32_t status);
+Msg request(PeerLink &link, uint32_t type, uint64_t a = 0, uint64_t b = 0);
+void reply(PeerLink &link, int32_t status);
 void send_ucx_info(int sock, const UcxInfo &info);
 UcxInfo recv_ucx_info(int sock);
 

@@ -40,7 +40,7 @@ int start_pair(const char *tool, uint64_t max_size, Pair *p)
 	p->host = Mapping::map(p->host_size, PROT_READ | PROT_WRITE,
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int sv[2];
-	if (!p->host.valid() ||
+	if (!p->host.valid() || !p->link.create() ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		fprintf(stderr, "%s: set-up: %m\n", tool);
 		return 1;
@@ -57,10 +57,12 @@ int start_pair(const char *tool, uint64_t max_size, Pair *p)
 		Side b(tool, "B", 1);
 		setup(b, max_size, p->host.bytes(), p->host_size);
 		connect_peer(b, sv[1]);
-		_exit(serve(b, sv[1]));
+		p->link.watch(sv[1]);
+		_exit(serve(b, p->link, sv[1]));
 	}
 	close(sv[1]);
 	p->sock = sv[0];
+	p->link.watch(p->sock);
 	p->b_pid = pid;
 	p->a = std::make_unique<Side>(tool, "A", 0);
 	setup(*p->a, max_size, p->host.bytes(), p->host_size);
@@ -70,9 +72,10 @@ int start_pair(const char *tool, uint64_t max_size, Pair *p)
 
 int finish_pair(Pair *p)
 {
+	// B ends on kQuit without an answer; its exit closes the socket.
 	Msg quit{};
 	quit.type = kQuit;
-	send_msg(p->sock, quit);
+	p->link.tell(quit);
 	int status = 0;
 	while (waitpid(p->b_pid, &status, 0) < 0 && errno == EINTR)
 		;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "mapping.h"
+#include "peer_link.h"
 #include "peer_side.h"
 
 namespace hlipc {
@@ -16,6 +17,7 @@ namespace hlipc {
 struct Pair {
 	Mapping host;        // shared: A's half, then B's half
 	uint64_t host_size = 0;
+	PeerLink link;       // A asks, B answers
 	int sock = -1;       // A's end of the socket to B
 	pid_t b_pid = -1;
 	std::unique_ptr<Side> a;

@@ -151,31 +151,34 @@ Peer connect_peer(Side &s, int sock)
 	return peer;
 }
 
-int serve(Side &b, int sock)
+int serve(Side &b, PeerLink &link, int sock)
 {
 	for (;;) {
-		Msg m = recv_msg(sock);
+		Msg m = link.next<Msg>();
 		int rc = 0;
 		switch (m.type) {
 		case kVerify:
-			reply(sock, verify_pattern(b.dst.cpu(), m.a,
+			reply(link, verify_pattern(b.dst.cpu(), m.a,
 						   static_cast<uint32_t>(m.b)));
 			break;
 		case kVerifyHost:
 			rc = verify_pattern(b.pvw.bytes(), m.a,
 					    static_cast<uint32_t>(m.b));
 			memset(b.pvw.get(), 0, m.a);
-			reply(sock, rc);
+			reply(link, rc);
 			break;
 		case kClear:
 			memset(b.dst.cpu(), 0, m.a);
-			reply(sock, 0);
+			reply(link, 0);
 			break;
 		case kStagedH2D:
-			reply(sock, b.dma.copy(b.dst.va(), b.host_va, m.a));
+			reply(link, b.dma.copy(b.dst.va(), b.host_va, m.a));
+			break;
+		case kPieceH2D:
+			reply(link, b.dma.copy(b.dst.va() + m.c, b.host_va + m.b, m.a));
 			break;
 		case kPing:
-			reply(sock, 0);
+			reply(link, 0);
 			break;
 		case kTimeH2D: {
 			auto t0 = std::chrono::steady_clock::now();
@@ -184,7 +187,7 @@ int serve(Side &b, int sock)
 			auto us = std::chrono::duration_cast<std::chrono::microseconds>(
 					  std::chrono::steady_clock::now() - t0)
 					  .count();
-			reply(sock, rc < 0 ? rc : static_cast<int32_t>(std::min<int64_t>(us, INT32_MAX)));
+			reply(link, rc < 0 ? rc : static_cast<int32_t>(std::min<int64_t>(us, INT32_MAX)));
 			break;
 		}
 		case kCopyBack:
@@ -192,7 +195,7 @@ int serve(Side &b, int sock)
 				b.channel, b.fd, b.peer_ctl,
 				reinterpret_cast<void *>(b.peer_dst_va),
 				reinterpret_cast<void *>(b.src.va()), m.a);
-			reply(sock, rc);
+			reply(link, rc);
 			break;
 		case kUcxSetup: {
 			UcxInfo info{};
@@ -210,7 +213,7 @@ int serve(Side &b, int sock)
 			} else {
 				b.ucx.reset();
 			}
-			reply(sock, ok ? 0 : -1);
+			reply(link, ok ? 0 : -1);
 			send_ucx_info(sock, info);
 			break;
 		}

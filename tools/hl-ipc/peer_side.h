@@ -14,6 +14,7 @@
 #include "device_buffer.h"
 #include "hlthunk.h"
 #include "mapping.h"
+#include "peer_link.h"
 #include "staged_dma.h"
 
 namespace hlipc {
@@ -60,8 +61,9 @@ void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size);
 // Swaps cookies with the peer, imports the peer's and opens a channel.
 Peer connect_peer(Side &s, int sock);
 
-// B's side: answers A's requests until kQuit.  Returns the exit status.
-int serve(Side &b, int sock);
+// B's side: answers A's requests on the link until kQuit (the UCX set-up's
+// data goes over the socket).  Returns the exit status.
+int serve(Side &b, PeerLink &link, int sock);
 
 // 0 if the first size bytes of p hold the pattern of seed, else the first
 // bad offset + 1 (the reply status of kVerify).

@@ -12,7 +12,10 @@
 //           pipelined pieces
 //   demo    the staged path as `hl-ipc demo` does it by hand: A's DMA
 //           engine copies the whole buffer into shared pinned host memory,
-//           a message to B, B's DMA engine copies it out, a reply
+//           a message to B, B's DMA engine copies it out, a reply.  The
+//           message goes over a socket, both sides sleeping, as the
+//           transport's own hand-over does (hl-ipc demo now spins on
+//           shared memory first; see uct-bridge.md)
 //
 // and the latency of one 8-byte put.  The paths take turns, transfer by
 // transfer, and each transfer is timed alone: the fastest of a path's
@@ -411,7 +414,8 @@ int main(int argc, char **argv)
 	printf("\n  chan    hlthunk_ipc_channel_copy (the raw channel copy)\n");
 	printf("  bridge  uct_ep_put_zcopy, channel path, each transfer completed\n");
 	printf("  staged  uct_ep_put_zcopy, staged path (DMA via pinned staging slots)\n");
-	printf("  demo    hl-ipc demo's staged path (DMA, message, DMA, reply)\n");
+	printf("  demo    hl-ipc demo's staged path (DMA, message, DMA, reply), with a\n");
+	printf("          socket hand-over (sleeping, as the transport's own)\n");
 	printf("  br/ch = bridge / chan; st/demo = staged / demo; br/st = the channel\n");
 	printf("  path's advantage over the staged path (fastest transfers)\n\n");
 	printf("8-byte put latency, fastest (median) of %zu each: chan %.2f (%.2f) us,\n",

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#include "staged_transfer.h"
+
+#include <algorithm>
+
+#include "peer_msg.h"
+
+namespace hlipc {
+
+int staged_transfer(Side &a, PeerLink &link, uint64_t size)
+{
+	if (size <= kStagedPiece) {
+		int rc = a.dma.copy(a.host_va, a.src.va(), static_cast<uint32_t>(size));
+		if (rc < 0)
+			return rc;
+		return request(link, kStagedH2D, size).status;
+	}
+	// Piece i goes through slot i % 2; B's answer for piece i - 1 is
+	// awaited after A's DMA of piece i, so the two DMAs overlap, and
+	// before A's DMA of piece i + 1 overwrites that slot.
+	bool b_busy = false;
+	int ret = 0;
+	for (uint64_t off = 0, i = 0; off < size; off += kStagedPiece, i++) {
+		const uint64_t n = std::min(kStagedPiece, size - off);
+		const uint64_t slot = (i % 2) * kStagedPiece;
+		int rc = a.dma.copy(a.host_va + slot, a.src.va() + off, static_cast<uint32_t>(n));
+		if (b_busy) {
+			int st = link.wait_answer<Msg>().status;
+			b_busy = false;
+			if (st && !ret)
+				ret = st;
+		}
+		if (rc < 0 || ret)
+			return rc < 0 ? rc : ret;
+		Msg m{};
+		m.type = kPieceH2D;
+		m.a = n;
+		m.b = slot;
+		m.c = off;
+		link.post(m);
+		b_busy = true;
+	}
+	int st = link.wait_answer<Msg>().status;
+	return st ? st : ret;
+}
+
+}  // namespace hlipc
