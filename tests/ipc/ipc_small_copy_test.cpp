@@ -212,50 +212,42 @@ void hammer_until_gone(int ctx, uint32_t ch, uint64_t s, uint64_t d, std::atomic
 	state->store(ret == -ENOENT ? 2 : 3);
 }
 
+// One round: a thread copies into a fresh region as fast as it can, then
+// the region is deregistered, or its owner (another context) closed, and
+// whatever the test writes afterwards must stay.
+void revoke_under_copies(int ctx, uint32_t ch, uint64_t src, bool close_owner, int round)
+{
+	const char *what = close_owner ? "close() of the owner" : "DEREGISTER";
+	int owner = close_owner ? open_ipc() : ctx;
+	ASSERT_GE(owner, 0);
+	Buffer d;
+	ASSERT_EQ(alloc(Kind::User, 4096, &d), 0);
+	ASSERT_EQ(reg(owner, &d), 0);
+	ASSERT_EQ(copy(ctx, ch, src, 0, d.cookie, 0, 8), 0);  // warm it up
+	long before = stat("small_copies");
+	std::atomic<int> state{0};
+	std::thread t(hammer_until_gone, ctx, ch, src, d.cookie, &state);
+	while (state.load() == 0 || stat("small_copies") < before + 100)
+		std::this_thread::yield();
+	EXPECT_EQ(close_owner ? close(owner) : dereg(ctx, d.cookie), 0) << what;
+	memset(d.ptr, 0xee, 4096);
+	t.join();
+	EXPECT_EQ(state.load(), 2) << "the copies did not end with ENOENT after " << what;
+	for (int i = 0; i < 4096; i++)
+		ASSERT_EQ(d.ptr[i], 0xee) << "round " << round << ": byte " << i
+					  << " written after " << what << " returned";
+}
+
 TEST_F(ApiSmallCopy, DeregisterStopsCopiesInFlight)
 {
-	for (int round = 0; round < 20; round++) {
-		Buffer d;
-		ASSERT_EQ(alloc(Kind::User, 4096, &d), 0);
-		ASSERT_EQ(reg(ctx, &d), 0);
-		ASSERT_EQ(copy(ctx, ch, src.cookie, 0, d.cookie, 0, 8), 0);  // warm
-		long before = stat("small_copies");
-		std::atomic<int> state{0};
-		std::thread t(hammer_until_gone, ctx, ch, src.cookie, d.cookie, &state);
-		while (state.load() == 0 || stat("small_copies") < before + 100)
-			std::this_thread::yield();
-		ASSERT_EQ(dereg(ctx, d.cookie), 0);
-		memset(d.ptr, 0xee, 4096);
-		t.join();
-		EXPECT_EQ(state.load(), 2) << "the copies did not end with ENOENT";
-		for (int i = 0; i < 4096; i++)
-			ASSERT_EQ(d.ptr[i], 0xee) << "round " << round << ": byte " << i
-						  << " written after DEREGISTER returned";
-	}
+	for (int round = 0; round < 20 && !HasFatalFailure(); round++)
+		revoke_under_copies(ctx, ch, src.cookie, false, round);
 }
 
 TEST_F(ApiSmallCopy, CloseOfTheOwnerStopsCopiesInFlight)
 {
-	for (int round = 0; round < 10; round++) {
-		int owner = open_ipc();
-		ASSERT_GE(owner, 0);
-		Buffer d;
-		ASSERT_EQ(alloc(Kind::User, 4096, &d), 0);
-		ASSERT_EQ(reg(owner, &d), 0);
-		ASSERT_EQ(copy(ctx, ch, src.cookie, 0, d.cookie, 0, 8), 0);  // warm
-		long before = stat("small_copies");
-		std::atomic<int> state{0};
-		std::thread t(hammer_until_gone, ctx, ch, src.cookie, d.cookie, &state);
-		while (state.load() == 0 || stat("small_copies") < before + 100)
-			std::this_thread::yield();
-		ASSERT_EQ(close(owner), 0);
-		memset(d.ptr, 0xee, 4096);
-		t.join();
-		EXPECT_EQ(state.load(), 2);
-		for (int i = 0; i < 4096; i++)
-			ASSERT_EQ(d.ptr[i], 0xee) << "round " << round << ": byte " << i
-						  << " written after close() returned";
-	}
+	for (int round = 0; round < 10 && !HasFatalFailure(); round++)
+		revoke_under_copies(ctx, ch, src.cookie, true, round);
 }
 
 // Destroying the channel under a stream of small copies: each copy either
