@@ -288,6 +288,23 @@ int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
  */
 #define HL_IPC_SMALL_COPY_MAX	4096
 
+/*
+ * Whether a copy's two ends may be the same bytes: the same memory (one
+ * dma-buf, or one mm for user ranges) and ranges that meet.
+ * hl_ipc_seg_geometry() works out how to copy such ends; a small copy
+ * leaves them to it.
+ */
+static inline bool hl_ipc_ends_overlap(const struct hl_ipc_region *src,
+				       u64 soff,
+				       const struct hl_ipc_region *dst,
+				       u64 doff, u64 len)
+{
+	u64 from = src->base + soff, to = dst->base + doff;
+
+	return src->backing == dst->backing && from < to + len &&
+	       to < from + len;
+}
+
 static inline void hl_ipc_engine_copy_small(u8 *dst, const u8 *src, u64 len)
 {
 	memcpy(dst, src, len);

@@ -305,8 +305,9 @@ int hl_ipc_channel_claim(struct hl_ipc_channel *ch, struct hl_ipc_job *job,
  * A small synchronous copy on an idle channel, whole inside one lock
  * section: it gets the next sequence number and completes before anyone
  * else can see the channel, so nobody can be waiting for it, and being
- * synchronous it changes nothing a poller looks at: it wakes nobody.  1 when the channel is busy or being
- * destroyed: the general path then queues the copy or reports the error.
+ * synchronous it changes nothing a poller looks at: it wakes nobody.
+ * 1 when the channel is busy or being destroyed: the general path then
+ * queues the copy or reports the error.
  * The caller is inside an RCU read section that covers both ends'
  * memory (hl_ipc_region_peek()).
  */

@@ -117,17 +117,6 @@ static long hl_ipc_ioctl_chan_destroy(struct hl_ipc_ctx *ctx, void __user *uarg)
 	return hl_ipc_channel_destroy(ctx, a.channel_id);
 }
 
-/* As hl_ipc_seg_geometry() tells overlap: the same memory, ranges meet. */
-static bool hl_ipc_small_overlap(const struct hl_ipc_region *src, u64 soff,
-				 const struct hl_ipc_region *dst, u64 doff,
-				 u64 len)
-{
-	u64 from = src->base + soff, to = dst->base + doff;
-
-	return src->backing == dst->backing && from < to + len &&
-	       to < from + len;
-}
-
 /*
  * A small copy between user-memory regions: looked up, checked and copied
  * in one RCU read section, without a job and without entering the
@@ -151,8 +140,8 @@ static int hl_ipc_copy_small(struct hl_ipc_ctx *ctx, u32 id,
 				 true);
 	/* Overlapping ends are hl_ipc_job_add()'s to sort out. */
 	if (ch && src && dst &&
-	    !hl_ipc_small_overlap(src, d->src_offset, dst, d->dst_offset,
-				  d->length))
+	    !hl_ipc_ends_overlap(src, d->src_offset, dst, d->dst_offset,
+				 d->length))
 		ret = hl_ipc_channel_copy_small(ch, dst->vaddr + d->dst_offset,
 						src->vaddr + d->src_offset,
 						d->length, seq);

@@ -147,13 +147,11 @@ static void hl_ipc_seg_geometry(struct hl_ipc_seg *seg)
 	const struct hl_ipc_region *s = seg->src, *d = seg->dst;
 	u64 from, to, dist;
 
-	if (s->backing != d->backing)
+	if (!hl_ipc_ends_overlap(s, seg->src_off, d, seg->dst_off, seg->len))
 		return;
 	from = s->base + seg->src_off;
 	to = d->base + seg->dst_off;
 	dist = from > to ? from - to : to - from;
-	if (dist >= seg->len)
-		return;			/* no overlap */
 	seg->backward = to > from;
 	seg->memmove = (uintptr_t)s->vaddr - s->base ==
 		       (uintptr_t)d->vaddr - d->base;
