@@ -76,12 +76,6 @@ void PeerLink::wait_change(std::atomic<uint32_t> *word, uint32_t old)
 	}
 }
 
-void PeerLink::ask_raw(const void *req, void *ans, size_t n)
-{
-	post_raw(req, n);
-	wait_answer_raw(ans, n);
-}
-
 void PeerLink::post_raw(const void *req, size_t n)
 {
 	memcpy(page_->req, req, n);
@@ -93,11 +87,6 @@ void PeerLink::wait_answer_raw(void *ans, size_t n)
 	wait_change(&page_->ans_seq, seen_ans_);
 	seen_ans_++;
 	memcpy(ans, page_->ans, n);
-}
-
-void PeerLink::tell_raw(const void *req, size_t n)
-{
-	post_raw(req, n);
 }
 
 void PeerLink::next_raw(void *req, size_t n)

@@ -19,6 +19,9 @@ public:
 	static constexpr size_t kMaxMsg = 256;
 	// How long a waiter spins before it sleeps.
 	static constexpr int64_t kSpinNs = 200 * 1000;
+	// What a message may be: copied as bytes through the page.
+	template <class T>
+	static constexpr bool kFits = sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>;
 
 	PeerLink() = default;
 	~PeerLink();
@@ -35,42 +38,35 @@ public:
 	// The asking side: sends the request, returns its answer.
 	template <class T> T ask(const T &req)
 	{
-		static_assert(sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>);
-		T ans;
-		ask_raw(&req, &ans, sizeof(T));
-		return ans;
+		post(req);
+		return wait_answer<T>();
 	}
 	// The same in two steps, to work while the other side does: post()
-	// sends, wait_answer() waits for the answer to the last post.
+	// sends, wait_answer() waits for the answer to the last post.  A
+	// request that gets no answer (the last one) is only posted.
 	template <class T> void post(const T &req)
 	{
-		static_assert(sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>);
+		static_assert(kFits<T>);
 		post_raw(&req, sizeof(T));
 	}
 	template <class T> T wait_answer()
 	{
-		static_assert(sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>);
+		static_assert(kFits<T>);
 		T ans;
 		wait_answer_raw(&ans, sizeof(T));
 		return ans;
 	}
-	// A request that gets no answer (the last one).
-	template <class T> void tell(const T &req)
-	{
-		static_assert(sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>);
-		tell_raw(&req, sizeof(T));
-	}
 	// The answering side: the next request, then its answer.
 	template <class T> T next()
 	{
-		static_assert(sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>);
+		static_assert(kFits<T>);
 		T req;
 		next_raw(&req, sizeof(T));
 		return req;
 	}
 	template <class T> void answer(const T &ans)
 	{
-		static_assert(sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>);
+		static_assert(kFits<T>);
 		answer_raw(&ans, sizeof(T));
 	}
 
@@ -83,10 +79,8 @@ private:
 	};
 	static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
-	void ask_raw(const void *req, void *ans, size_t n);
 	void post_raw(const void *req, size_t n);
 	void wait_answer_raw(void *ans, size_t n);
-	void tell_raw(const void *req, size_t n);
 	void next_raw(void *req, size_t n);
 	void answer_raw(const void *ans, size_t n);
 	// Waits until *word is no longer old; ends the process (with a

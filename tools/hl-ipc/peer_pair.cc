@@ -75,7 +75,7 @@ int finish_pair(Pair *p)
 	// B ends on kQuit without an answer; its exit closes the socket.
 	Msg quit{};
 	quit.type = kQuit;
-	p->link.tell(quit);
+	p->link.post(quit);
 	int status = 0;
 	while (waitpid(p->b_pid, &status, 0) < 0 && errno == EINTR)
 		;
