@@ -288,6 +288,13 @@ int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
  */
 #define HL_IPC_SMALL_COPY_MAX	4096
 
+/* Whether [off, off + len) lies inside the region, without overflowing. */
+static inline bool hl_ipc_region_covers(const struct hl_ipc_region *r,
+					u64 off, u64 len)
+{
+	return off <= r->size && len <= r->size - off;
+}
+
 /*
  * Whether a copy's two ends may be the same bytes: the same memory (one
  * dma-buf, or one mm for user ranges) and ranges that meet.

@@ -125,15 +125,6 @@ u64 hl_ipc_job_bytes(const struct hl_ipc_job *job)
 	return bytes;
 }
 
-static int hl_ipc_check_range(const struct hl_ipc_region *r, u64 off, u64 len)
-{
-	u64 end;
-
-	if (check_add_overflow(off, len, &end) || end > r->size)
-		return -ERANGE;
-	return 0;
-}
-
 /*
  * Two regions over the same memory (one dma-buf or one user range
  * registered twice, or a region with itself) may overlap although their
@@ -182,10 +173,9 @@ int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 		ret = PTR_ERR(seg->dst);
 		goto err_src;
 	}
-	ret = hl_ipc_check_range(seg->src, d->src_offset, d->length);
-	if (!ret)
-		ret = hl_ipc_check_range(seg->dst, d->dst_offset, d->length);
-	if (ret)
+	ret = -ERANGE;
+	if (!hl_ipc_region_covers(seg->src, d->src_offset, d->length) ||
+	    !hl_ipc_region_covers(seg->dst, d->dst_offset, d->length))
 		goto err_dst;
 	seg->src_off = d->src_offset;
 	seg->dst_off = d->dst_offset;

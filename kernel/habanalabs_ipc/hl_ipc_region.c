@@ -375,7 +375,7 @@ struct hl_ipc_region *hl_ipc_region_peek(struct hl_ipc_ctx *ctx, u64 cookie,
 	if (!r || !READ_ONCE(r->small_ok) || READ_ONCE(r->revoked) ||
 	    !hl_ipc_region_usable(r, ctx) ||
 	    (write && !(r->flags & HL_IPC_REGION_WRITE)) ||
-	    off > r->size || len > r->size - off)
+	    !hl_ipc_region_covers(r, off, len))
 		return NULL;
 	return r;
 }
