@@ -1,24 +1,31 @@
 // SPDX-License-Identifier: MIT
 // Host unit tests of the transport's parts that need neither UCX nor a
 // device: the remote key format, the staging mailbox between two
-// processes, doorbells, and process identities.
+// processes, the staging server's waiting for claimed slots, doorbells,
+// and process identities.
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "addresses.h"
 #include "doorbell.h"
 #include "mailbox.h"
 #include "node_identity.h"
 #include "rkey_format.h"
+#include "staging_server.h"
 
 using namespace gaudi_ipc;
 
 namespace {
+
+constexpr uint64_t kSecondNs = 1000000000ull;
 
 RkeyFields sample()
 {
@@ -151,7 +158,7 @@ TEST(Identity, ProcessesAndNodes)
 TEST(Mailbox, LayoutAndClaims)
 {
 	Mailbox mb;
-	ASSERT_EQ(mb.create(4, 5000, 77), 0);
+	ASSERT_EQ(mb.create(4, 5000, 77, 0), 0);
 	EXPECT_EQ(mb.slots(), 4u);
 	EXPECT_EQ(mb.slot_size(), 8192u);  // whole pages
 	EXPECT_EQ(reinterpret_cast<uintptr_t>(mb.staging_base()) % 4096, 0u);
@@ -167,9 +174,9 @@ TEST(Mailbox, LayoutAndClaims)
 	mb.slot(1).state.store(kSlotFree);
 	EXPECT_EQ(mb.claim(2), 1);
 	Mailbox bad;
-	EXPECT_EQ(bad.create(0, 4096, 1), -EINVAL);
-	EXPECT_EQ(bad.create(1, 0, 1), -EINVAL);
-	EXPECT_EQ(bad.create(1, 1ull << 40, 1), -EINVAL);
+	EXPECT_EQ(bad.create(0, 4096, 1, 0), -EINVAL);
+	EXPECT_EQ(bad.create(1, 0, 1, 0), -EINVAL);
+	EXPECT_EQ(bad.create(1, 1ull << 40, 1, 0), -EINVAL);
 }
 
 // Another process opens the mailbox through /proc/<pid>/fd, sees what the
@@ -177,7 +184,7 @@ TEST(Mailbox, LayoutAndClaims)
 TEST(Mailbox, SharedWithAnotherProcess)
 {
 	Mailbox mb;
-	ASSERT_EQ(mb.create(2, 4096, 1234), 0);
+	ASSERT_EQ(mb.create(2, 4096, 1234, 777), 0);
 	memcpy(mb.staging(1), "hello", 6);
 	ProcessId me = this_process();
 	int fd = mb.fd();
@@ -186,7 +193,8 @@ TEST(Mailbox, SharedWithAnotherProcess)
 		Mailbox peer;
 		if (peer.attach(me, fd, 1234) != 0)
 			_exit(1);
-		if (peer.slots() != 2 || strcmp(reinterpret_cast<char *>(peer.staging(1)), "hello"))
+		if (peer.slots() != 2 || peer.linger_ns() != 777 ||
+		    strcmp(reinterpret_cast<char *>(peer.staging(1)), "hello"))
 			_exit(2);
 		// Wrong nonce, wrong start time, no such fd: refused.
 		Mailbox x;
@@ -197,6 +205,11 @@ TEST(Mailbox, SharedWithAnotherProcess)
 		int s = peer.claim(0);
 		if (s != 0)
 			_exit(4);
+		// The owner says it is awake: the peer sees it.
+		for (int i = 0; i < 10000 && !peer.owner_awake(); i++)
+			usleep(1000);
+		if (!peer.owner_awake())
+			_exit(7);
 		memcpy(peer.staging(0), "world", 6);
 		peer.slot(0).state.store(kSlotPosted, std::memory_order_release);
 		// Wait for the owner's answer.
@@ -207,6 +220,7 @@ TEST(Mailbox, SharedWithAnotherProcess)
 		}
 		_exit(6);
 	}
+	mb.set_owner_awake(true);
 	bool served = false;
 	for (int i = 0; i < 10000 && !served; i++) {
 		uint32_t expect = kSlotPosted;
@@ -219,10 +233,66 @@ TEST(Mailbox, SharedWithAnotherProcess)
 		usleep(1000);
 	}
 	EXPECT_TRUE(served);
+	mb.set_owner_awake(false);
+	EXPECT_FALSE(mb.owner_awake());
 	int st = 0;
 	waitpid(c, &st, 0);
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(WEXITSTATUS(st), 0);
+}
+
+// Woken early by a peer that claimed a slot, the staging server waits
+// awake while the slot is filled and serves it in the same call once it is
+// posted (here a key it never registered: the slot ends with ENOENT).
+TEST(StagingServer, WaitsAwakeForAClaimedSlot)
+{
+	StagingServer srv;
+	ASSERT_EQ(srv.init(2, 4096, 0x5151, 1000000, 30 * kSecondNs), 0);
+	const Mailbox &mb = srv.mailbox();
+	EXPECT_EQ(mb.linger_ns(), 30 * kSecondNs);
+	EXPECT_FALSE(mb.owner_awake());
+	EXPECT_EQ(srv.serve_awake(), 0u);  // nothing claimed: back at once
+	ASSERT_EQ(mb.claim(0), 0);
+	std::atomic<bool> saw_awake{false};
+	std::thread peer([&] {
+		for (int i = 0; i < 10000 && !mb.owner_awake(); i++)
+			usleep(1000);
+		saw_awake = mb.owner_awake();
+		Slot &s = mb.slot(0);
+		s.op = kSlotPut;
+		s.key = 0xabcdef;
+		s.offset = 0;
+		s.length = 16;
+		s.state.store(kSlotPosted, std::memory_order_release);
+	});
+	const auto t0 = std::chrono::steady_clock::now();
+	EXPECT_EQ(srv.serve_awake(), 1u);
+	const auto waited = std::chrono::steady_clock::now() - t0;
+	peer.join();
+	EXPECT_TRUE(saw_awake);
+	EXPECT_LT(waited, std::chrono::seconds(30));  // served, not timed out
+	EXPECT_EQ(mb.slot(0).state.load(), kSlotDone);
+	EXPECT_EQ(mb.slot(0).status.load(), -ENOENT);
+	EXPECT_FALSE(mb.owner_awake());
+	srv.shutdown();
+}
+
+// A slot claimed and never posted (its peer died, say) holds the server
+// for the linger time at most; with none it does not wait.
+TEST(StagingServer, LingerIsBounded)
+{
+	for (uint64_t linger : {uint64_t{0}, 50 * kSecondNs / 1000}) {
+		StagingServer srv;
+		ASSERT_EQ(srv.init(2, 4096, 0x6161 + linger, 1000000, linger), 0);
+		ASSERT_EQ(srv.mailbox().claim(0), 0);
+		const auto t0 = std::chrono::steady_clock::now();
+		EXPECT_EQ(srv.serve_awake(), 0u);
+		const auto waited = std::chrono::steady_clock::now() - t0;
+		EXPECT_GE(waited, std::chrono::nanoseconds(linger));
+		EXPECT_FALSE(srv.mailbox().owner_awake());
+		EXPECT_EQ(srv.mailbox().slot(0).state.load(), kSlotClaimed);
+		srv.shutdown();
+	}
 }
 
 TEST(Doorbell, RingsAndDrains)

@@ -79,6 +79,7 @@ Iface::Iface(Md *md, const IfaceConfig &c)
 	staging_size_ = std::max<uint64_t>(staging_size_, set_.bcopy_size);
 	set_.peer_timeout = ucs_time_from_sec(c.peer_timeout);
 	set_.dma_timeout_us = static_cast<uint64_t>(c.dma_timeout * 1e6);
+	set_.linger_ns = static_cast<uint64_t>(c.serve_linger * 1e9);
 }
 
 ucs_status_t Iface::init(const uct_iface_params_t *)
@@ -124,7 +125,8 @@ ucs_status_t Iface::init(const uct_iface_params_t *)
 			return status_from_errno(rc);
 		}
 		auto server = std::make_unique<StagingServer>();
-		rc = server->init(staging_slots_, staging_size_, nonce_, set_.dma_timeout_us);
+		rc = server->init(staging_slots_, staging_size_, nonce_, set_.dma_timeout_us,
+				  set_.linger_ns);
 		if (rc < 0) {
 			ucs_error("gaudi_ipc: cannot create the staging mailbox (%u x %" PRIu64
 				  " bytes): %s; lower UCX_GAUDI_IPC_STAGING_SLOTS or "
@@ -158,7 +160,7 @@ void Iface::request_bell_cb(int, ucs_event_set_types_t, void *arg)
 {
 	auto *self = static_cast<Iface *>(arg);
 	self->server_->bell().drain();
-	self->server_->serve(true);
+	self->server_->serve_awake();
 }
 
 Iface::~Iface()

@@ -109,6 +109,7 @@ public:
 		uint64_t bcopy_size;
 		uint64_t peer_timeout;    // ucs_time_t units
 		uint64_t dma_timeout_us;
+		uint64_t linger_ns;       // the staging server's wait for claimed slots
 	};
 	const Settings &settings() const { return set_; }
 	bool channels_on() const { return channels_on_; }
@@ -150,8 +151,11 @@ public:
 	void release_peer(uint64_t nonce);
 	// Claims a slot of peer and sets it up; -1 if none is free.
 	int claim_slot(PeerMailbox &peer);
+	// Wakes the owner ahead of a put piece of len bytes that is about to
+	// be filled (see mailbox.h).
+	void announce(PeerMailbox &peer, uint64_t len);
 	// Posts a claimed slot as piece [pos, pos + len) of op and rings the
-	// peer.
+	// peer unless it is awake.
 	void post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
 		       uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len);
 	// Queues op's remaining channel copies for progress (segment mode).

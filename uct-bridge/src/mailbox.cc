@@ -19,7 +19,8 @@ uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
-int Mailbox::create(uint32_t slots, uint64_t slot_size, uint64_t nonce)
+int Mailbox::create(uint32_t slots, uint64_t slot_size, uint64_t nonce,
+		    uint64_t linger_ns)
 {
 	const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 	if (slots == 0 || slot_size == 0 || slots > 4096 || slot_size > (1ull << 30))
@@ -47,6 +48,8 @@ int Mailbox::create(uint32_t slots, uint64_t slot_size, uint64_t nonce)
 	h->slots_offset = slots_offset;
 	h->staging_offset = staging_offset;
 	h->total_size = total;
+	h->linger_ns = linger_ns;
+	new (&h->owner_awake) std::atomic<uint32_t>(0);
 	auto *s = reinterpret_cast<Slot *>(map.bytes() + slots_offset);
 	for (uint32_t i = 0; i < slots; i++)
 		new (&s[i]) Slot();  // zeroed memory is FREE; this makes it so in C++ too
@@ -102,6 +105,19 @@ int Mailbox::claim(uint32_t hint) const
 			return static_cast<int>(i);
 	}
 	return -1;
+}
+
+void Mailbox::set_owner_awake(bool awake) const
+{
+	auto *h = reinterpret_cast<MailboxHeader *>(map_.bytes());
+	h->owner_awake.store(awake ? 1 : 0, std::memory_order_seq_cst);
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+bool Mailbox::owner_awake() const
+{
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return header().owner_awake.load(std::memory_order_seq_cst) != 0;
 }
 
 }  // namespace gaudi_ipc

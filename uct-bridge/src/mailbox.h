@@ -16,6 +16,16 @@
 // are seen by the other side.  A peer that dies leaves its slots behind;
 // the owner frees slots whose initiator no longer runs.  An owner that
 // dies is noticed by peers (its start time) and their transfers fail.
+//
+// Waking the owner: a peer rings the owner's request doorbell when it
+// posts, and, for a put piece that takes a while to fill, already when it
+// claims, so that the owner wakes while the peer fills the slot.  An owner
+// so woken stays awake, spinning, while slots are claimed, for up to
+// `linger_ns` after it last served one, and says so in `owner_awake`; a
+// peer that sees it awake does not ring.  The owner clears the flag and
+// then looks for posted slots once more, a peer posts and then reads the
+// flag, both with full fences between: at least one of them sees the
+// other's store, so no post is left unserved.
 #pragma once
 
 #include <atomic>
@@ -40,7 +50,7 @@ enum SlotOp : uint32_t {
 };
 
 constexpr uint32_t kMailboxMagic = 0x424d4947;  // "GIMB"
-constexpr uint32_t kMailboxVersion = 1;
+constexpr uint32_t kMailboxVersion = 2;
 
 struct MailboxHeader {
 	uint32_t magic;
@@ -53,6 +63,8 @@ struct MailboxHeader {
 	uint64_t slots_offset;    // where the slot array starts
 	uint64_t staging_offset;  // where slot 0's staging memory starts
 	uint64_t total_size;
+	uint64_t linger_ns;       // how long the owner waits awake for claimed slots
+	std::atomic<uint32_t> owner_awake;
 };
 
 struct alignas(64) Slot {
@@ -78,8 +90,9 @@ public:
 	Mailbox &operator=(Mailbox &&) = default;
 
 	// The owner's side: a new segment of `slots` slots of slot_size bytes
-	// (rounded up to pages).  0 or -errno.
-	int create(uint32_t slots, uint64_t slot_size, uint64_t nonce);
+	// (rounded up to pages), whose owner waits awake up to linger_ns for
+	// claimed slots (0: never).  0 or -errno.
+	int create(uint32_t slots, uint64_t slot_size, uint64_t nonce, uint64_t linger_ns);
 	// A peer's side: the owner's segment, checked against who it should
 	// be.  0 or -errno (-ESRCH: no such process, -EACCES: another user's,
 	// -EPROTO: not the expected mailbox).
@@ -108,6 +121,14 @@ public:
 	// Claims a free slot, searching from `hint`; its index, or -1 if all
 	// are taken.
 	int claim(uint32_t hint) const;
+
+	// The owner says whether it is awake (spinning on the slots); the
+	// store is followed by a full fence.
+	void set_owner_awake(bool awake) const;
+	// A peer, after posting: whether the owner is awake and needs no
+	// ring (a full fence before the load).
+	bool owner_awake() const;
+	uint64_t linger_ns() const { return header().linger_ns; }
 
 private:
 	Fd fd_;

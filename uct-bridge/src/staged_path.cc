@@ -98,7 +98,18 @@ void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
 	peer.chunks.push_back(PeerMailbox::Chunk{slot, op, pos, len, ucs_get_time()});
 	op->parts++;
 	s.state.store(kSlotPosted, std::memory_order_release);
-	Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+	if (!peer.mb.owner_awake())
+		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+}
+
+void Iface::announce(PeerMailbox &peer, uint64_t len)
+{
+	// Filling a put piece of this size takes longer than the owner takes
+	// to wake: ring now, so that it is awake when the piece is posted
+	// (mailbox.h).  Smaller pieces are posted before it could be.
+	constexpr uint64_t kAnnounceMin = 64 << 10;
+	if (len >= kAnnounceMin && peer.mb.linger_ns() > 0 && !peer.mb.owner_awake())
+		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
 }
 
 uint64_t Iface::piece_size(const Op &op, const PeerMailbox &peer)
@@ -107,7 +118,7 @@ uint64_t Iface::piece_size(const Op &op, const PeerMailbox &peer)
 	// halves (of at least kMinHalf), so that the owner moves the first
 	// half while we move the second: one piece would leave one of the two
 	// DMA engines idle all the time.
-	constexpr uint64_t kMinHalf = 1 << 20;
+	constexpr uint64_t kMinHalf = 512 << 10;
 	const uint64_t slot = peer.mb.slot_size();
 	if (op.total >= 2 * slot)
 		return slot;
@@ -131,6 +142,7 @@ ucs_status_t Iface::post_staged(Op *op)
 		const uint64_t at = op->posted;
 		const uint64_t len = std::min(piece, op->total - at);
 		if (!op->get) {
+			announce(peer, len);
 			DmaPlan plan;
 			int rc = plan_local(op, peer, i, at, len, true, &plan);
 			if (rc == 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "staging_server.h"
 
+#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -15,6 +16,13 @@
 namespace gaudi_ipc {
 
 namespace {
+
+void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
 
 uint64_t now_ns()
 {
@@ -46,10 +54,10 @@ int host_copy(void *dst, const void *src, uint64_t len, bool into_registered)
 }  // namespace
 
 int StagingServer::init(uint32_t slots, uint64_t slot_size, uint64_t nonce,
-			uint64_t dma_timeout_us)
+			uint64_t dma_timeout_us, uint64_t linger_ns)
 {
 	dma_timeout_us_ = dma_timeout_us;
-	int rc = mb_.create(slots, slot_size, nonce);
+	int rc = mb_.create(slots, slot_size, nonce, linger_ns);
 	if (rc < 0)
 		return rc;
 	return bell_.bind(nonce, Bell::Request);
@@ -63,6 +71,18 @@ bool StagingServer::has_posted() const
 	return false;
 }
 
+bool StagingServer::only_claimed() const
+{
+	bool claimed = false;
+	for (uint32_t i = 0; i < mb_.slots(); i++) {
+		uint32_t st = mb_.slot(i).state.load(std::memory_order_relaxed);
+		if (st == kSlotPosted)
+			return false;
+		claimed |= st == kSlotClaimed;
+	}
+	return claimed;
+}
+
 unsigned StagingServer::serve(bool block)
 {
 	std::unique_lock<std::mutex> l(mu_, std::defer_lock);
@@ -70,6 +90,36 @@ unsigned StagingServer::serve(bool block)
 		l.lock();
 	else if (!l.try_lock())
 		return 0;
+	return serve_locked();
+}
+
+unsigned StagingServer::serve_awake()
+{
+	std::lock_guard<std::mutex> l(mu_);
+	unsigned n = 0;
+	if (!mb_.valid())
+		return 0;
+	for (;;) {
+		n += serve_locked();
+		// The linger time counts from the last piece served: a long
+		// transfer keeps the server awake piece after piece.
+		const uint64_t until = now_ns() + mb_.linger_ns();
+		mb_.set_owner_awake(true);
+		for (unsigned i = 1; only_claimed() && now_ns() < until; i++) {
+			// A peer on this CPU (a loopback transfer) must get to run.
+			if (i % 64 == 0)
+				sched_yield();
+			else
+				cpu_relax();
+		}
+		mb_.set_owner_awake(false);
+		if (!has_posted())
+			return n;
+	}
+}
+
+unsigned StagingServer::serve_locked()
+{
 	if (!mb_.valid())
 		return 0;
 	// Take every posted slot, then move them: host memory at once, device

@@ -8,7 +8,9 @@
 // Serving runs from the interface's progress and from UCX's async thread
 // (the request doorbell), whichever comes first: one-sided users such as
 // ucx_perftest never call progress on the target.  A mutex keeps the two
-// apart.
+// apart.  Woken by the doorbell, the server stays awake while peers fill
+// slots they claimed (up to the mailbox's linger time; see mailbox.h), so
+// that its wake-up overlaps their filling instead of following it.
 #pragma once
 
 #include <atomic>
@@ -27,12 +29,15 @@ class StagingServer {
 public:
 	// 0 or -errno.
 	int init(uint32_t slots, uint64_t slot_size, uint64_t nonce,
-		 uint64_t dma_timeout_us);
+		 uint64_t dma_timeout_us, uint64_t linger_ns);
 	const Mailbox &mailbox() const { return mb_; }
 	const Doorbell &bell() const { return bell_; }
 	// Serves every posted slot; with `block` false it returns 0 at once
 	// if another thread is serving.  Returns how many it served.
 	unsigned serve(bool block);
+	// Serves every posted slot, and the slots peers post while it waits
+	// awake for claimed ones (see above).  Returns how many it served.
+	unsigned serve_awake();
 	// Whether some slot waits to be served.
 	bool has_posted() const;
 	uint64_t served() const { return served_.load(std::memory_order_relaxed); }
@@ -53,6 +58,9 @@ private:
 	// copy to *copies (per device).  0 or -errno.
 	int plan(Request &r, std::map<int, std::vector<DmaCopy>> *copies,
 		 std::map<int, DeviceDma *> *engines);
+	unsigned serve_locked();
+	// Whether slots are claimed (being filled) and none is posted yet.
+	bool only_claimed() const;
 	void free_abandoned();
 
 	std::mutex mu_;

@@ -91,6 +91,14 @@ ucs_config_field_t iface_config_table[] = {
 	 "Staged path: how long one DMA command submission may take.",
 	 ucs_offsetof(IfaceConfig, dma_timeout), UCS_CONFIG_TYPE_TIME},
 
+	{"SERVE_LINGER", "2ms",
+	 "Staged path: a peer rings this interface already when it starts to\n"
+	 "fill a slot with a put piece of 64 KiB or more; woken so, UCX's async\n"
+	 "thread waits for such slots spinning, at most this long, instead of\n"
+	 "sleeping until they are posted, so that waking overlaps the peer's\n"
+	 "copy into staging.  0: never wait (and peers do not ring early).",
+	 ucs_offsetof(IfaceConfig, serve_linger), UCS_CONFIG_TYPE_TIME},
+
 	{nullptr, nullptr, nullptr, 0, {}},
 };
 

@@ -29,6 +29,7 @@ struct IfaceConfig {
 	unsigned staging_slots; // slots peers may fill at once
 	double peer_timeout;    // s: staged transfers wait this long for a live peer
 	double dma_timeout;     // s: one LIN_DMA command submission
+	double serve_linger;    // s: the staging server waits awake for claimed slots
 };
 
 extern ucs_config_field_t md_config_table[];
