@@ -14,8 +14,8 @@
 //           engine copies the whole buffer into shared pinned host memory,
 //           a message to B, B's DMA engine copies it out, a reply.  The
 //           message goes over a socket, both sides sleeping, as the
-//           transport's own hand-over does (hl-ipc demo now spins on
-//           shared memory first; see uct-bridge.md)
+//           transport's completion does (hl-ipc demo now spins on shared
+//           memory first; see uct-bridge.md)
 //
 // and the latency of one 8-byte put.  The paths take turns, transfer by
 // transfer, and each transfer is timed alone: the fastest of a path's
