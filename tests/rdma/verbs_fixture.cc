@@ -43,13 +43,13 @@ void VerbsTest::SetUp()
 void VerbsTest::dma_to_device(uint64_t dev_va, const HostBuffer &h,
 			      uint64_t len)
 {
-	ASSERT_EQ(dma_->copy(dev_va, h.dev_va(), static_cast<uint32_t>(len)), 0);
+	ASSERT_EQ(dma_->copy(dev_va, h.dev_va(), len), 0);
 }
 
 void VerbsTest::dma_from_device(const HostBuffer &h, uint64_t dev_va,
 				uint64_t len)
 {
-	ASSERT_EQ(dma_->copy(h.dev_va(), dev_va, static_cast<uint32_t>(len)), 0);
+	ASSERT_EQ(dma_->copy(h.dev_va(), dev_va, len), 0);
 }
 
 }  // namespace rdmatest

@@ -333,7 +333,7 @@ void handle(PeerState &s, const PeerMsg &m, PeerMsg &r)
 			r.status = -EINVAL;
 			return;
 		}
-		r.status = s.dma->copy(b->addr(), s.shm_va, static_cast<uint32_t>(m.d));
+		r.status = s.dma->copy(b->addr(), s.shm_va, m.d);
 		return;
 	}
 	default:

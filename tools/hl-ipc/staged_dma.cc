@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "staged_dma.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,7 +18,7 @@ StagedDma::~StagedDma()
 {
 	cb_view_.reset();
 	if (cb_)
-		hlthunk_destroy_command_buffer(fd_, cb_);
+		(void)hlthunk_destroy_command_buffer(fd_, cb_);
 }
 
 int StagedDma::init(int fd)
@@ -26,39 +27,53 @@ int StagedDma::init(int fd)
 	if (rc < 0)
 		return rc;
 	fd_ = fd;
-	// The handle is the mmap offset of the command buffer.
+	// The handle is the command buffer's mmap offset on the compute fd.
 	cb_view_ = Mapping::map(kCbSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 				static_cast<off_t>(cb_));
 	return cb_view_.valid() ? 0 : -errno;
 }
 
-int StagedDma::copy(uint64_t dst_va, uint64_t src_va, uint32_t len)
+int StagedDma::copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us)
 {
-	struct gaudi2_packet_lin_dma pkt;
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.tsize = len;
-	pkt.ctl = (GAUDI2_PACKET_LIN_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT) |
-		  GAUDI2_PKT_CTL_EB_MASK | GAUDI2_PKT_CTL_MB_MASK;
-	pkt.src_addr = src_va;
-	pkt.dst_addr = dst_va;
-	memcpy(cb_view_.get(), &pkt, sizeof(pkt));
-
+	// A packet's size field is 32 bits: larger copies take several.
+	constexpr uint64_t kMaxPacket = 1ull << 31;
+	auto *pkts = reinterpret_cast<struct gaudi2_packet_lin_dma *>(cb_view_.bytes());
+	const uint32_t max_pkts = kCbSize / sizeof(*pkts);
+	uint32_t npkts = 0;
+	for (const DmaCopy &c : copies) {
+		for (uint64_t done = 0; done < c.len; npkts++) {
+			if (npkts == max_pkts)
+				return -E2BIG;
+			uint64_t n = std::min(c.len - done, kMaxPacket);
+			struct gaudi2_packet_lin_dma pkt;
+			memset(&pkt, 0, sizeof(pkt));
+			pkt.tsize = static_cast<uint32_t>(n);
+			pkt.ctl = (GAUDI2_PACKET_LIN_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT) |
+				  GAUDI2_PKT_CTL_EB_MASK | GAUDI2_PKT_CTL_MB_MASK;
+			pkt.src_addr = c.src + done;
+			pkt.dst_addr = c.dst + done;
+			memcpy(&pkts[npkts], &pkt, sizeof(pkt));
+			done += n;
+		}
+	}
+	if (npkts == 0)
+		return 0;
 	struct hl_cs_chunk chunk;
 	memset(&chunk, 0, sizeof(chunk));
 	chunk.cb_handle = cb_;
 	chunk.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
-	chunk.cb_size = sizeof(pkt);
-
+	chunk.cb_size = npkts * sizeof(*pkts);
 	struct hlthunk_cs_in in;
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = &chunk;
 	in.num_chunks_execute = 1;
 	struct hlthunk_cs_out out;
+	memset(&out, 0, sizeof(out));
 	int rc = hlthunk_command_submission(fd_, &in, &out);
 	if (rc < 0)
 		return rc;
 	uint32_t status = 0;
-	rc = hlthunk_wait_for_cs(fd_, out.seq, 60ull * 1000 * 1000, &status);
+	rc = hlthunk_wait_for_cs(fd_, out.seq, timeout_us, &status);
 	if (rc < 0)
 		return rc;
 	return status == HL_WAIT_CS_STATUS_COMPLETED ? 0 : -ETIMEDOUT;

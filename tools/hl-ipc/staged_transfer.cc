@@ -10,7 +10,7 @@ namespace hlipc {
 int staged_transfer(Side &a, PeerLink &link, uint64_t size)
 {
 	if (size <= kStagedPiece) {
-		int rc = a.dma.copy(a.host_va, a.src.va(), static_cast<uint32_t>(size));
+		int rc = a.dma.copy(a.host_va, a.src.va(), size);
 		if (rc < 0)
 			return rc;
 		return request(link, kStagedH2D, size).status;
@@ -23,7 +23,7 @@ int staged_transfer(Side &a, PeerLink &link, uint64_t size)
 	for (uint64_t off = 0, i = 0; off < size; off += kStagedPiece, i++) {
 		const uint64_t n = std::min(kStagedPiece, size - off);
 		const uint64_t slot = (i % 2) * kStagedPiece;
-		int rc = a.dma.copy(a.host_va + slot, a.src.va() + off, static_cast<uint32_t>(n));
+		int rc = a.dma.copy(a.host_va + slot, a.src.va() + off, n);
 		if (b_busy) {
 			int st = link.wait_answer<Msg>().status;
 			b_busy = false;

@@ -1,85 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "dma_engine.h"
 
-#include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "hlthunk.h"
-#include "uapi/habanalabs_abi.h"
 
 namespace gaudi_ipc {
-
-namespace {
-constexpr uint32_t kCbSize = 4096;
-}
-
-DmaEngine::~DmaEngine()
-{
-	cb_view_.reset();
-	if (cb_)
-		(void)hlthunk_destroy_command_buffer(fd_, cb_);
-}
-
-int DmaEngine::init(int fd)
-{
-	int rc = hlthunk_request_command_buffer(fd, kCbSize, &cb_);
-	if (rc < 0)
-		return rc;
-	fd_ = fd;
-	// The handle is the command buffer's mmap offset on the compute fd.
-	if (!cb_view_.map(kCbSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			  static_cast<off_t>(cb_)))
-		return -errno;
-	return 0;
-}
-
-int DmaEngine::copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us)
-{
-	// One packet moves at most 2 GiB here (tsize is 32 bits); the staging
-	// slots are far smaller, but keep every packet honest.
-	constexpr uint64_t kMaxPacket = 1ull << 31;
-	auto *pkts = reinterpret_cast<struct gaudi2_packet_lin_dma *>(cb_view_.bytes());
-	const uint32_t max_pkts = kCbSize / sizeof(*pkts);
-	uint32_t npkts = 0;
-	for (const DmaCopy &c : copies) {
-		for (uint64_t done = 0; done < c.len; npkts++) {
-			if (npkts == max_pkts)
-				return -E2BIG;
-			uint64_t n = std::min(c.len - done, kMaxPacket);
-			struct gaudi2_packet_lin_dma pkt;
-			memset(&pkt, 0, sizeof(pkt));
-			pkt.tsize = static_cast<uint32_t>(n);
-			pkt.ctl = (GAUDI2_PACKET_LIN_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT) |
-				  GAUDI2_PKT_CTL_EB_MASK | GAUDI2_PKT_CTL_MB_MASK;
-			pkt.src_addr = c.src + done;
-			pkt.dst_addr = c.dst + done;
-			memcpy(&pkts[npkts], &pkt, sizeof(pkt));
-			done += n;
-		}
-	}
-	if (npkts == 0)
-		return 0;
-	struct hl_cs_chunk chunk;
-	memset(&chunk, 0, sizeof(chunk));
-	chunk.cb_handle = cb_;
-	chunk.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
-	chunk.cb_size = npkts * sizeof(*pkts);
-	struct hlthunk_cs_in in;
-	memset(&in, 0, sizeof(in));
-	in.chunks_execute = &chunk;
-	in.num_chunks_execute = 1;
-	struct hlthunk_cs_out out;
-	memset(&out, 0, sizeof(out));
-	int rc = hlthunk_command_submission(fd_, &in, &out);
-	if (rc < 0)
-		return rc;
-	uint32_t status = 0;
-	rc = hlthunk_wait_for_cs(fd_, out.seq, timeout_us, &status);
-	if (rc < 0)
-		return rc;
-	return status == HL_WAIT_CS_STATUS_COMPLETED ? 0 : -ETIMEDOUT;
-}
 
 int HostOnDevice::map(int fd, void *p, uint64_t len)
 {

@@ -6,47 +6,14 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
-#include "resources.h"
+#include "staged_dma.h"
 
 namespace gaudi_ipc {
 
-// One copy between two device VAs of one device (device memory, or host
-// memory mapped for it).
-struct DmaCopy {
-	uint64_t dst;
-	uint64_t src;
-	uint64_t len;
-};
-
-// One command buffer on one compute fd; submissions run one at a time.
-class DmaEngine {
-public:
-	DmaEngine() = default;
-	DmaEngine(const DmaEngine &) = delete;
-	DmaEngine &operator=(const DmaEngine &) = delete;
-	~DmaEngine();
-
-	// Creates the command buffer on fd (a compute node).  0 or -errno.
-	int init(int fd);
-	int fd() const { return fd_; }
-	// Copies len bytes between two device VAs of this device (device
-	// memory, or host memory mapped for it) and waits up to timeout_us.
-	// 0 or -errno (-ETIMEDOUT, -EIO when the device aborted it).
-	int copy(uint64_t dst_va, uint64_t src_va, uint64_t len, uint64_t timeout_us)
-	{
-		return copy({{dst_va, src_va, len}}, timeout_us);
-	}
-	// Several copies in one command submission (one LIN_DMA packet each;
-	// a command submission costs far more than a packet).
-	int copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us);
-
-private:
-	int fd_ = -1;
-	uint64_t cb_ = 0;
-	Mapping cb_view_;
-};
+// The DMA engine is the one hl-ipc demo drives (tools/hl-ipc).
+using DmaCopy = hlipc::DmaCopy;
+using DmaEngine = hlipc::StagedDma;
 
 // Host memory mapped into a device's address space (pinned), so its DMA
 // engine can reach it.

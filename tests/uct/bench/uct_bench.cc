@@ -330,7 +330,7 @@ int main(int argc, char **argv)
 						len) == 0;
 	};
 	auto demo = [&](uint64_t len) {
-		return dma.copy(shm_va, src.addr(), static_cast<uint32_t>(len)) == 0 &&
+		return dma.copy(shm_va, src.addr(), len) == 0 &&
 		       b.call(kDmaH2D, dst_id, 0, 0, len).status == 0;
 	};
 	auto verify = [&](const char *what, uint64_t len) {
