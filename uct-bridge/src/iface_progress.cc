@@ -80,7 +80,7 @@ unsigned Iface::progress()
 	n += reap_channels();
 	n += reap_staged();
 	if (server_)
-		n += server_->serve(false);
+		n += server_->serve();
 	n += continue_backlog();
 	dispatch_pending();
 	return n;

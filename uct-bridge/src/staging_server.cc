@@ -83,14 +83,10 @@ bool StagingServer::only_claimed() const
 	return claimed;
 }
 
-unsigned StagingServer::serve(bool block)
+unsigned StagingServer::serve()
 {
-	std::unique_lock<std::mutex> l(mu_, std::defer_lock);
-	if (block)
-		l.lock();
-	else if (!l.try_lock())
-		return 0;
-	return serve_locked();
+	std::unique_lock<std::mutex> l(mu_, std::try_to_lock);
+	return l.owns_lock() ? serve_locked() : 0;
 }
 
 unsigned StagingServer::serve_awake()

@@ -32,9 +32,9 @@ public:
 		 uint64_t dma_timeout_us, uint64_t linger_ns);
 	const Mailbox &mailbox() const { return mb_; }
 	const Doorbell &bell() const { return bell_; }
-	// Serves every posted slot; with `block` false it returns 0 at once
-	// if another thread is serving.  Returns how many it served.
-	unsigned serve(bool block);
+	// Serves every posted slot, or returns 0 at once if another thread
+	// is serving.  Returns how many it served.
+	unsigned serve();
 	// Serves every posted slot, and the slots peers post while it waits
 	// awake for claimed ones (see above).  Returns how many it served.
 	unsigned serve_awake();
