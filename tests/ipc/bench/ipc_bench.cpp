@@ -7,8 +7,10 @@
 //   ceil   - the copy engine's routine in the kernel between two resident
 //            vmalloc buffers (hl_ipc_ceiling.ko), when loaded
 // plus the null ioctl (floor of per-operation overhead) and the scaling
-// of two channels on two threads over one.  Prints a table and writes
-// JSON.  It asserts nothing about timing.
+// of two channels on two threads over one.  The figures of one size take
+// turns round by round (take_turns()), so a ratio compares figures that
+// the host disturbed alike.  Prints a table and writes JSON.  It asserts
+// nothing about timing.
 //
 // usage: ipc_bench [--sizes 8,4096,...] [--json FILE] [--min-time SEC]
 #include <fcntl.h>
@@ -25,6 +27,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
 #include <sys/ioctl.h>
 #include <thread>
@@ -37,6 +41,9 @@ namespace {
 using clk = std::chrono::steady_clock;
 
 double min_time = 0.25;  // seconds per measurement
+
+// Sizes up to this are also compared with the null ioctl.
+constexpr size_t kNopSizeMax = 64;
 
 int xioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -90,28 +97,57 @@ uint8_t *map(size_t n, bool small_pages = false)
 	return static_cast<uint8_t *>(p);
 }
 
-// Seconds per op: the best of five rounds, each repeating op for a fifth
-// of min_time (at least 3 times).  The best round is the one least
-// disturbed by other guests on a shared host.
+// A figure measured in rounds: an operation repeated n times per round,
+// n calibrated so that a round lasts about a fifth of min_time (at least
+// 3).  run(n) returns the seconds n operations took.
+struct Rounds {
+	std::function<double(long)> run;
+	long n = 0;
+	double best = 1e30;  // seconds per operation, best round so far
+
+	explicit Rounds(std::function<double(long)> r) : run(std::move(r))
+	{
+		// Warm up, then double the count until a batch is long enough
+		// to estimate one operation.
+		run(1);
+		double el = 0;
+		long k = 1;
+		while ((el = run(k)) < min_time / 50)
+			k *= 2;
+		n = std::max(3L, static_cast<long>(min_time / 5 / (el / k)));
+	}
+	void round() { best = std::min(best, run(n) / static_cast<double>(n)); }
+};
+
+// The seconds n calls of op take.
+template <typename F> std::function<double(long)> looped(F op)
+{
+	return [op](long n) {
+		auto t0 = clk::now();
+		for (long i = 0; i < n; i++)
+			op();
+		return std::chrono::duration<double>(clk::now() - t0).count();
+	};
+}
+
+// Seconds per op: the best of five rounds.  The best round is the one
+// least disturbed by other guests on a shared host.
 template <typename F> double time_op(F op)
 {
-	op();  // warm-up
-	double best = 1e30;
-	for (int round = 0; round < 5; round++) {
-		long n = 0, batch = 1;
-		double el = 0;
-		auto t0 = clk::now();
-		do {
-			for (long i = 0; i < batch; i++)
-				op();
-			n += batch;
-			el = std::chrono::duration<double>(clk::now() - t0).count();
-			if (el < min_time / 50)
-				batch *= 2;
-		} while (el < min_time / 5 || n < 3);
-		best = std::min(best, el / static_cast<double>(n));
-	}
-	return best;
+	Rounds r(looped(op));
+	for (int round = 0; round < 5; round++)
+		r.round();
+	return r.best;
+}
+
+// Several figures measured together: five rounds, in each of which every
+// figure takes one round in turn, so that a slow spell of the host hits
+// them alike and a ratio between two of them compares like with like.
+void take_turns(std::vector<Rounds *> figs)
+{
+	for (int round = 0; round < 5; round++)
+		for (Rounds *f : figs)
+			f->round();
 }
 
 struct Peer {
@@ -165,40 +201,32 @@ void stop_peer(Peer &p, int ctl)
 	waitpid(p.pid, nullptr, 0);
 }
 
-// ns for iters copies of size bytes by the in-kernel ceiling probe, or -1.
-double ceiling(size_t size, unsigned chunk)
+// The in-kernel ceiling probe as a run function (seconds for n copies of
+// size bytes, -1 on failure), or nothing when the probe is not loaded.
+std::function<double(long)> ceiling(size_t size, unsigned chunk)
 {
 	const char *path = "/sys/kernel/debug/hl_ipc_ceiling/run";
 	if (access(path, W_OK))
-		return -1;
-	// Calibrate: one run, then enough iterations for min_time.
-	auto run = [&](unsigned long iters) -> double {
+		return nullptr;
+	return [path, size, chunk](long iters) -> double {
 		int fd = open(path, O_RDWR);
 		if (fd < 0)
-			return -1;
+			die("open the ceiling probe", errno);
 		std::string cmd = std::to_string(size) + " " + std::to_string(iters) + " " +
 				  std::to_string(chunk);
 		char buf[32] = {};
-		double ns = -1;
-		if (write(fd, cmd.data(), cmd.size()) == (ssize_t)cmd.size() &&
-		    pread(fd, buf, sizeof(buf) - 1, 0) > 0)
-			ns = atof(buf);
+		if (write(fd, cmd.data(), cmd.size()) != (ssize_t)cmd.size() ||
+		    pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+			die("the ceiling probe", errno);
 		close(fd);
-		return ns;
+		return atof(buf) / 1e9;
 	};
-	double one = run(1);
-	if (one <= 0)
-		return -1;
-	unsigned long iters = std::max(3.0, min_time / 5 * 1e9 / one);
-	double best = 1e30;
-	for (int round = 0; round < 5; round++)
-		best = std::min(best, run(iters) / static_cast<double>(iters) / 1e9);
-	return best;
 }
 
 // One run's figures for one size, seconds per op (ceil -1 when absent).
 struct Sample {
 	double chan, pvw, mcpy, ceil;
+	double nop;  // the null ioctl in the same turns (small sizes), else 0
 };
 
 // The median and extremes of one figure over the runs.
@@ -352,27 +380,47 @@ int main(int argc, char **argv)
 	for (size_t run = 0; run < runs; run++) {
 		nop[run] = time_op([&] { ioctl(ctx, HL_IPC_IOCTL_NOP, 0); });
 		for (size_t sz : sizes) {
-			Sample r{0, 0, 0, -1};
+			Sample r{0, 0, 0, -1, 0};
 			hl_ipc_copy c{};
 			c.channel_id = ch;
 			c.src_cookie = src_cookie;
 			c.dst_cookie = peer.cookie;
 			c.length = sz;
-			r.chan = time_op([&] {
+			Rounds chan(looped([&] {
 				if (ioctl(ctx, HL_IPC_IOCTL_COPY, &c))
 					die("copy", errno);
-			});
+			}));
 			// Into ordinary (unregistered) memory, as UCX's cma would.
 			iovec l{plain, sz}, rv{peer.plain, sz};
-			r.pvw = time_op([&] {
+			Rounds pvw(looped([&] {
 				if (process_vm_writev(peer.pid, &l, 1, &rv, 1, 0) != (ssize_t)sz)
 					die("process_vm_writev", errno);
-			});
-			r.mcpy = time_op([&] {
+			}));
+			Rounds mcpy(looped([&] {
 				memcpy(dst, src, sz);
 				asm volatile("" : : "r"(dst) : "memory");
-			});
-			r.ceil = ceiling(sz, inf.chunk_size);
+			}));
+			std::vector<Rounds *> figs{&chan, &pvw, &mcpy};
+			// A small copy is judged against the null ioctl: in the
+			// same turns.
+			std::optional<Rounds> null_ioctl;
+			if (sz <= kNopSizeMax) {
+				null_ioctl.emplace(looped([&] { ioctl(ctx, HL_IPC_IOCTL_NOP, 0); }));
+				figs.push_back(&*null_ioctl);
+			}
+			std::optional<Rounds> ceil;
+			if (auto probe = ceiling(sz, inf.chunk_size)) {
+				ceil.emplace(probe);
+				figs.push_back(&*ceil);
+			}
+			take_turns(figs);
+			r.chan = chan.best;
+			r.pvw = pvw.best;
+			r.mcpy = mcpy.best;
+			if (ceil)
+				r.ceil = ceil->best;
+			if (null_ioctl)
+				r.nop = null_ioctl->best;
 			samples[run].push_back(r);
 		}
 		t1[run] = scale(1, kc, chan_op);
@@ -402,7 +450,10 @@ int main(int argc, char **argv)
 		};
 		Row r{sizes[k], fig(&Sample::chan), fig(&Sample::pvw), fig(&Sample::mcpy),
 		      fig(&Sample::ceil), ratio(&Sample::pvw), ratio(&Sample::ceil), {}};
-		r.chan_nop = over_runs(runs, [&](size_t i) { return samples[i][k].chan / nop[i]; });
+		r.chan_nop = over_runs(runs, [&](size_t i) {
+			const Sample &x = samples[i][k];
+			return x.nop > 0 ? x.chan / x.nop : -1;
+		});
 		rows.push_back(r);
 	}
 	Spread snop = spread(nop);
@@ -430,7 +481,7 @@ int main(int argc, char **argv)
 		       human(r.size).c_str(), bw(r.size, r.chan.med), bw(r.size, r.pvw.med),
 		       bw(r.size, r.mcpy.med), bw(r.size, r.ceil.med), r.chan.med * 1e6,
 		       r.pvw.med * 1e6, r.mcpy.med * 1e6, col(r.chan_pvw).c_str(),
-		       col(r.chan_ceil).c_str(), r.size <= 64 ? col(r.chan_nop).c_str() : "");
+		       col(r.chan_ceil).c_str(), r.size <= kNopSizeMax ? col(r.chan_nop).c_str() : "");
 	}
 	printf("scaling (%s per channel op): 1 channel %.3f GB/s, 2 channels %.3f GB/s, "
 	       "x%.2f [%s]\n",
@@ -445,6 +496,8 @@ int main(int argc, char **argv)
 			die("json", errno);
 		auto js = [](const Spread &s) {
 			char b[96];
+			if (s.med <= 0)
+				return std::string("null");  // not measured at this size
 			snprintf(b, sizeof(b), "{\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}",
 				 s.med, s.lo, s.hi);
 			return std::string(b);
