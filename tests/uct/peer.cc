@@ -17,7 +17,7 @@
 #include <memory>
 
 #include "hlthunk.h"
-#include "staged_dma.h"
+#include "staged_transfer.h"
 #include "uct_env.h"
 
 namespace uct_test {
@@ -160,6 +160,9 @@ struct PeerState {
 	void *shm = nullptr;
 	uint64_t shm_size = 0, shm_va = 0;
 	std::unique_ptr<hlipc::StagedDma> dma;
+	int sock = -1;
+	int link_fd = -1;
+	hlipc::PeerLink link;
 };
 
 void set_blob(PeerMsg &r, const std::vector<uint8_t> &b)
@@ -327,13 +330,31 @@ void handle(PeerState &s, const PeerMsg &m, PeerMsg &r)
 		r.a = static_cast<uint64_t>(s.shm_fd);
 		return;
 	}
-	case kDmaH2D: {
-		Buffer *b = buffer(s, m.a, 0, m.d);
-		if (!b || !s.dma || m.d > s.shm_size || b->kind() != Buffer::Device) {
+	case kLink:
+		if (s.link_fd >= 0) {
+			r.status = -EBUSY;
+			return;
+		}
+		if (!s.link.create(&s.link_fd)) {
+			r.status = -errno;
+			return;
+		}
+		s.link.watch(s.sock);
+		r.a = static_cast<uint64_t>(s.link_fd);
+		return;
+	case kServeStaged: {
+		Buffer *b = buffer(s, m.a, 0, 0);
+		if (!b || !s.dma || s.link_fd < 0 || b->kind() != Buffer::Device) {
 			r.status = -EINVAL;
 			return;
 		}
-		r.status = s.dma->copy(b->addr(), s.shm_va, m.d);
+		for (;;) {
+			hlipc::Msg q = s.link.next<hlipc::Msg>();
+			if (q.type == hlipc::kQuit)
+				break;
+			if (!hlipc::answer_staged({*s.dma, s.shm_va}, b->addr(), s.link, q))
+				hlipc::reply(s.link, -EINVAL);
+		}
 		return;
 	}
 	default:
@@ -346,6 +367,7 @@ void handle(PeerState &s, const PeerMsg &m, PeerMsg &r)
 int peer_main(int sock, int dev)
 {
 	PeerState s;
+	s.sock = sock;
 	if (dev >= 0) {
 		s.dev_fd = open_device(dev);
 		if (s.dev_fd < 0) {
@@ -388,6 +410,8 @@ int peer_main(int sock, int dev)
 		munmap(s.shm, s.shm_size);
 	if (s.shm_fd >= 0)
 		close(s.shm_fd);
+	if (s.link_fd >= 0)
+		close(s.link_fd);
 	s.iface.reset();
 	if (s.dev_fd >= 0)
 		hlthunk_close(s.dev_fd);

@@ -34,8 +34,12 @@ enum PeerCmd : uint32_t {
 	kShm,         // b: size -> a: fd of a shared host buffer (memfd), which
 		      // the peer mapped on its device: the staging buffer of
 		      // the hand-written staged path the benchmark compares with
-	kDmaH2D,      // a: id, d: length: the peer's DMA engine copies the
-		      // shared buffer into its device buffer (as hl-ipc demo)
+	kLink,        // -> a: fd of a memfd holding a hlipc::PeerLink page:
+		      // the hand-over of the hand-written staged path
+	kServeStaged, // a: id: answers the hand-written staged path's
+		      // requests on the link (hlipc::answer_staged(), from the
+		      // shared buffer into buffer id) until a kQuit comes on
+		      // the link; then this reply
 	kExit,
 };
 
@@ -60,6 +64,8 @@ public:
 
 	bool ok() const { return sock_ >= 0 && hello_ok_; }
 	pid_t pid() const { return pid_; }
+	// The socket to the peer; its hang-up says the peer is gone.
+	int sock() const { return sock_; }
 	const std::vector<uint8_t> &address() const { return address_; }
 	PeerMsg call(const PeerMsg &req);
 	PeerMsg call(uint32_t cmd, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0,

@@ -47,7 +47,7 @@ int transfer(Pair &p, Path path, uint64_t size, unsigned char *scratch)
 			reinterpret_cast<void *>(a.peer_dst_va),
 			reinterpret_cast<void *>(a.src.va()), size);
 	case Path::Staged:
-		return staged_transfer(a, p.link, size);
+		return staged_transfer({a.dma, a.host_va}, a.src.va(), p.link, size);
 	case Path::Pvw: {
 		struct iovec local = {a.host, size};
 		struct iovec remote = {reinterpret_cast<void *>(p.b.pvw_addr), size};

@@ -8,8 +8,10 @@
 //   channel:    one hlthunk_ipc_channel_copy, device to device;
 //   staged DMA: A's DMA engine copies device -> pinned host memory, B's DMA
 //               engine copies host -> device (what runtimes do today);
-// and B checks every byte after each; B also copies back through its own
-// channel and A checks.  A prints what each path achieved.
+// and, when UCX's gaudi_ipc transport is there, twice through it: on its
+// channel path and on its staged path.  B checks every byte after each;
+// B also copies back through its own channel and A checks.  A prints
+// what each path achieved.
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -63,7 +65,8 @@ std::string human_size(uint64_t s)
 struct Row {
 	uint64_t size;
 	int reps;
-	double channel_s, staged_s, ucx_s;  // per transfer; ucx_s 0: no UCX row
+	double channel_s, staged_s;
+	double ucx_s, ucx_staged_s;  // the UCX rows; 0: none
 	// The staged path's parts, each measured alone, per transfer.
 	double dma_a_s, handover_s, dma_b_s;
 };
@@ -81,7 +84,7 @@ void check(const Side &a, const char *what, int32_t status, uint64_t size)
 
 Row measure(Side &a, PeerLink &link, uint64_t size)
 {
-	Row r{size, size <= 65536 ? 50 : size <= (1 << 20) ? 10 : 3, 0, 0, 0, 0, 0, 0};
+	Row r{size, size <= 65536 ? 50 : size <= (1 << 20) ? 10 : 3, 0, 0, 0, 0, 0, 0, 0};
 
 	// Each step ends the demo with a message if it fails.
 	auto channel_copy = [&] {
@@ -100,7 +103,7 @@ Row measure(Side &a, PeerLink &link, uint64_t size)
 		check(a, what, request(link, kVerify, size, a.index + 1).status, size);
 	};
 	auto staged = [&] {
-		check(a, "the staged DMA path", staged_transfer(a, link, size), size);
+		check(a, "the staged DMA path", staged_transfer({a.dma, a.host_va}, a.src.va(), link, size), size);
 	};
 	auto clear_in_b = [&] {
 		check(a, "clearing B's buffer", request(link, kClear, size).status, size);
@@ -139,16 +142,24 @@ Row measure(Side &a, PeerLink &link, uint64_t size)
 	r.dma_b_s = rc * 1e-6 / r.reps;
 
 	// UCX: the same buffers through the gaudi_ipc transport
-	// (uct_ep_put_zcopy), one untimed transfer first.
-	if (a.ucx) {
+	// (uct_ep_put_zcopy), on its channel path, then on its staged path,
+	// one untimed transfer first.  B's part of the staged path is done
+	// by B's transport (UCX's async thread) while B waits for requests.
+	auto ucx_row = [&](UcxSide &u, const char *what) {
 		clear_in_b();
 		auto put = [&] {
-			if (!a.ucx->put(a.src.va(), size, a.peer_dst_addr))
-				die(a, "putting through UCX (gaudi_ipc)", -EIO);
+			if (!u.put(a.src.va(), size, a.peer_dst_addr))
+				die(a, what, -EIO);
 		};
 		put();
-		r.ucx_s = per_transfer(put);
+		double s = per_transfer(put);
 		verify_in_b("checking B's buffer after the UCX puts");
+		return s;
+	};
+	if (a.ucx) {
+		r.ucx_s = ucx_row(*a.ucx, "putting through UCX (gaudi_ipc, channels)");
+		r.ucx_staged_s = ucx_row(*a.ucx_staged,
+					 "putting through UCX (gaudi_ipc, staged path)");
 	}
 
 	// And back: B's channel copies B's buffer into A's device memory.
@@ -180,33 +191,39 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	printf("              submissions; what runtimes do without channels)\n");
 	if (ucx) {
 		printf("  UCX         uct_ep_put_zcopy of UCX's gaudi_ipc transport (the UCT\n");
-		printf("              bridge): B registered its buffer with the transport\n");
-		printf("              and gave A the remote key; the channel path\n");
+		printf("              bridge; B registered its buffer with the transport\n");
+		printf("              and gave A the remote key), on its channel path\n");
+		printf("  UCX staged  the same on the transport's staged path (its DMA\n");
+		printf("              fallback, UCX_GAUDI_IPC_CHANNELS=n)\n");
 	}
 	printf("\n");
-	printf("  %8s  %14s  %14s  %9s", "size", "channel", "staged DMA", "ratio");
+	printf("  %8s  %14s  %14s  %6s", "size", "channel", "staged DMA", "ch/st");
 	if (ucx)
-		printf("  %14s  %7s", "UCX", "UCX/ch");
-	printf("  %s\n", "checked");
+		printf("  %14s  %6s  %14s  %6s", "UCX", "UCX/ch", "UCX staged", "UCX/st");
+	printf("\n");
+	auto mbs = [](uint64_t size, double s) { return size / s / 1e6; };
 	for (auto &r : rows) {
-		double ch = r.size / r.channel_s / 1e6;
-		double st = r.size / r.staged_s / 1e6;
-		printf("  %8s  %9.1f MB/s  %9.1f MB/s  %8.2fx", human_size(r.size).c_str(), ch,
+		double ch = mbs(r.size, r.channel_s), st = mbs(r.size, r.staged_s);
+		printf("  %8s  %9.1f MB/s  %9.1f MB/s  %5.2fx", human_size(r.size).c_str(), ch,
 		       st, ch / st);
 		if (ucx) {
-			double u = r.size / r.ucx_s / 1e6;
-			printf("  %9.1f MB/s  %6.2fx", u, u / ch);
+			double u = mbs(r.size, r.ucx_s), us = mbs(r.size, r.ucx_staged_s);
+			printf("  %9.1f MB/s  %5.2fx  %9.1f MB/s  %5.2fx", u, u / ch, us, us / st);
 		}
-		printf("  every byte, %d+%d%s+1 transfers\n", r.reps, r.reps,
-		       ucx ? ("+" + std::to_string(r.reps)).c_str() : "");
+		printf("\n");
 	}
 	printf("\n");
-	printf("ratio = channel bandwidth / staged DMA bandwidth (above 1: the channel\n");
-	printf("is faster).  Every byte was checked in B after each path, and in A\n");
-	printf("after B copied its own buffer back through its channel.\n");
+	printf("Checked: every byte, in B after each path and in A after B copied its\n");
+	printf("own buffer back through its channel.  Transfers per path:");
+	for (size_t i = 0; i < rows.size(); i++)
+		printf("%s %d at %s", i ? "," : "", rows[i].reps, human_size(rows[i].size).c_str());
+	printf(".\n");
+	printf("ch/st = channel bandwidth / staged DMA bandwidth (above 1: the channel\n");
+	printf("is faster).\n");
 	if (ucx)
-		printf("UCX/ch = UCX bandwidth / channel bandwidth: what the transport costs\n"
-		       "on top of the channel it uses (near 1).\n");
+		printf("UCX/ch, UCX/st = the transport's bandwidth on its channel path and on\n"
+		       "its staged path over the path it stands for here (near 1: it costs\n"
+		       "little on top).\n");
 	else
 		printf("No UCX row: %s.\n", no_ucx.c_str());
 	printf("\n");
@@ -237,14 +254,18 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	printf("win there (see Documentation/libhlthunk.md, \"The demo\").\n");
 }
 
-// The UCX row's set-up: A opens the transport, B opens it and registers
-// its destination buffer.  Without it (no UCX, no transport installed)
-// the demo goes on without the row and says why.
+// The UCX rows' set-up: A opens the transport twice (channels, staged
+// path), B opens it once and registers its destination buffer.  Without
+// it (no UCX, no transport installed) the demo goes on without the rows
+// and says why.
 std::string setup_ucx(Side &a, PeerLink &link, int sock)
 {
 	auto ucx = std::make_unique<UcxSide>();
+	auto staged = std::make_unique<UcxSide>();
 	if (!ucx->open())
 		return "UCX: " + ucx->why();
+	if (!staged->open(true))
+		return "UCX: " + staged->why();
 	if (request(link, kUcxSetup).status != 0) {
 		recv_ucx_info(sock);
 		return "UCX: process B could not open the gaudi_ipc transport";
@@ -253,10 +274,12 @@ std::string setup_ucx(Side &a, PeerLink &link, int sock)
 	std::vector<uint8_t> addr(info.data, info.data + info.addr_len);
 	std::vector<uint8_t> rkey(info.data + info.addr_len,
 				  info.data + info.addr_len + info.rkey_len);
-	if (!ucx->connect(addr, rkey) || !ucx->register_source(a.src.va(), a.src.size()))
-		return "UCX: connecting to process B through gaudi_ipc failed";
+	for (auto *u : {ucx.get(), staged.get()})
+		if (!u->connect(addr, rkey) || !u->register_source(a.src.va(), a.src.size()))
+			return "UCX: connecting to process B through gaudi_ipc failed";
 	a.peer_dst_addr = info.dst_addr;
 	a.ucx = std::move(ucx);
+	a.ucx_staged = std::move(staged);
 	return "";
 }
 
@@ -270,11 +293,12 @@ void usage(FILE *f)
 		"habanalabs_ipc).  Each fills device memory, they swap region cookies\n"
 		"over a unix socket, and A moves its buffer into B's device through a\n"
 		"channel, through the staged DMA path and, when UCX's gaudi_ipc\n"
-		"transport (uct-bridge) is installed, through UCX.  Every byte is\n"
-		"checked, and a table compares the paths.\n"
+		"transport (uct-bridge) is installed, through UCX on each of the\n"
+		"transport's two paths.  Every byte is checked, and a table compares\n"
+		"the paths.\n"
 		"\n"
 		"options:\n"
-		"  --no-ucx      leave out the UCX row (the same buffers moved by UCX's\n"
+		"  --no-ucx      leave out the UCX rows (the same buffers moved by UCX's\n"
 		"                gaudi_ipc transport, when it is installed)\n"
 		"  --sizes LIST  transfer sizes in bytes, with optional K or M suffix\n"
 		"                (default 4K,64K,1M,8M); multiples of 4K\n"

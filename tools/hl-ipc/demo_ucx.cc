@@ -76,7 +76,7 @@ UcxSide::~UcxSide()
 		uct_md_close(s_->md);
 }
 
-bool UcxSide::open()
+bool UcxSide::open(bool staged)
 {
 	std::string tried;
 	bool loaded = false;
@@ -137,6 +137,7 @@ bool UcxSide::open()
 	if (ucs_async_context_create(UCS_ASYNC_MODE_THREAD_SPINLOCK, &s_->async) != UCS_OK ||
 	    uct_worker_create(s_->async, UCS_THREAD_MODE_SINGLE, &s_->worker) != UCS_OK ||
 	    uct_md_iface_config_read(s_->md, "gaudi_ipc", nullptr, nullptr, &ic) != UCS_OK ||
+	    (staged && uct_config_modify(ic, "CHANNELS", "n") != UCS_OK) ||
 	    uct_iface_open(s_->md, s_->worker, &p, ic, &s_->iface) != UCS_OK) {
 		if (ic)
 			uct_config_release(ic);

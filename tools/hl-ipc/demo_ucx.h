@@ -23,7 +23,9 @@ public:
 
 	// Loads the transport and opens its domain and an interface; false
 	// with the reason in why() if UCX or the transport is not there.
-	bool open();
+	// staged: an interface that moves data by the staged path only
+	// (UCX_GAUDI_IPC_CHANNELS=n), else one that uses channels.
+	bool open(bool staged = false);
 	const std::string &why() const { return why_; }
 	// B: registers [addr, addr + len) and returns the packed remote key.
 	bool expose(uint64_t addr, uint64_t len, std::vector<uint8_t> *rkey);

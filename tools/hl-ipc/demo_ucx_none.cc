@@ -10,7 +10,7 @@ struct UcxSide::State {};
 UcxSide::UcxSide() : s_(std::make_unique<State>()) {}
 UcxSide::~UcxSide() = default;
 
-bool UcxSide::open()
+bool UcxSide::open(bool)
 {
 	why_ = "this hl-ipc was built without the UCT bridge (HL_UCT_BRIDGE=OFF)";
 	return false;

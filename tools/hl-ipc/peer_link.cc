@@ -40,11 +40,46 @@ PeerLink::~PeerLink()
 
 bool PeerLink::create()
 {
+	if (page_) {
+		errno = EBUSY;
+		return false;
+	}
 	void *p = mmap(nullptr, sizeof(Page), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return false;
 	page_ = new (p) Page{};  // constructed in place, unmapped by us
+	return true;
+}
+
+bool PeerLink::create(int *fd)
+{
+	int f = memfd_create("hl-ipc-peer-link", MFD_CLOEXEC);
+	if (f < 0)
+		return false;
+	if (ftruncate(f, sizeof(Page)) < 0 || !attach(f)) {
+		int err = errno;
+		close(f);
+		errno = err;
+		return false;
+	}
+	page_ = new (page_) Page{};
+	*fd = f;
+	return true;
+}
+
+bool PeerLink::attach(int fd)
+{
+	if (page_) {
+		errno = EBUSY;
+		return false;
+	}
+	void *p = mmap(nullptr, sizeof(Page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	// The page is constructed by its creator; a memfd starts zeroed,
+	// which is what the constructor writes.
+	page_ = static_cast<Page *>(p);
 	return true;
 }
 

@@ -31,6 +31,12 @@ public:
 	// Maps the shared page; before fork(), so that both sides see it.
 	// False (errno set) if it cannot.
 	bool create();
+	// The same in a memfd, for two processes that do not fork from one
+	// another: the other one maps the page with attach(), given an fd of
+	// the memfd (through /proc/PID/fd/N, say).  *fd is the caller's to
+	// close.
+	bool create(int *fd);
+	bool attach(int fd);
 	// The fd whose hang-up tells this side that the other one died (a
 	// socket the two share); a waiter checks it while it sleeps.
 	void watch(int fd) { watch_fd_ = fd; }

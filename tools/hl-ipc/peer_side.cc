@@ -16,6 +16,7 @@
 #include "holders.h"
 #include "ipc_state.h"
 #include "peer_msg.h"
+#include "staged_transfer.h"
 
 namespace hlipc {
 
@@ -172,10 +173,8 @@ int serve(Side &b, PeerLink &link, int sock)
 			reply(link, 0);
 			break;
 		case kStagedH2D:
-			reply(link, b.dma.copy(b.dst.va(), b.host_va, m.a));
-			break;
 		case kPieceH2D:
-			reply(link, b.dma.copy(b.dst.va() + m.c, b.host_va + m.b, m.a));
+			answer_staged({b.dma, b.host_va}, b.dst.va(), link, m);
 			break;
 		case kPing:
 			reply(link, 0);

@@ -38,7 +38,8 @@ struct Side {
 	int peer_ctl = -1;          // control node of the peer's device
 	uint64_t peer_dst_va = 0;   // the peer's destination, imported
 	uint32_t channel = 0;       // this device -> peer device
-	std::unique_ptr<UcxSide> ucx;  // the UCX row (demo)
+	std::unique_ptr<UcxSide> ucx;         // the UCX rows (demo): channels
+	std::unique_ptr<UcxSide> ucx_staged;  // ... and the staged path (A)
 	uint64_t peer_dst_addr = 0;    // the peer's destination, for UCX
 };
 

@@ -3,14 +3,12 @@
 
 #include <algorithm>
 
-#include "peer_msg.h"
-
 namespace hlipc {
 
-int staged_transfer(Side &a, PeerLink &link, uint64_t size)
+int staged_transfer(StagedEnd a, uint64_t src_va, PeerLink &link, uint64_t size)
 {
 	if (size <= kStagedPiece) {
-		int rc = a.dma.copy(a.host_va, a.src.va(), size);
+		int rc = a.dma.copy(a.staging_va, src_va, size);
 		if (rc < 0)
 			return rc;
 		return request(link, kStagedH2D, size).status;
@@ -23,7 +21,7 @@ int staged_transfer(Side &a, PeerLink &link, uint64_t size)
 	for (uint64_t off = 0, i = 0; off < size; off += kStagedPiece, i++) {
 		const uint64_t n = std::min(kStagedPiece, size - off);
 		const uint64_t slot = (i % 2) * kStagedPiece;
-		int rc = a.dma.copy(a.host_va + slot, a.src.va() + off, n);
+		int rc = a.dma.copy(a.staging_va + slot, src_va + off, n);
 		if (b_busy) {
 			int st = link.wait_answer<Msg>().status;
 			b_busy = false;
@@ -42,6 +40,20 @@ int staged_transfer(Side &a, PeerLink &link, uint64_t size)
 	}
 	int st = link.wait_answer<Msg>().status;
 	return st ? st : ret;
+}
+
+bool answer_staged(StagedEnd b, uint64_t dst_va, PeerLink &link, const Msg &m)
+{
+	switch (m.type) {
+	case kStagedH2D:
+		reply(link, b.dma.copy(dst_va, b.staging_va, m.a));
+		return true;
+	case kPieceH2D:
+		reply(link, b.dma.copy(dst_va + m.c, b.staging_va + m.b, m.a));
+		return true;
+	default:
+		return false;
+	}
 }
 
 }  // namespace hlipc

@@ -10,12 +10,11 @@
 //   staged  uct_ep_put_zcopy on the staged path (=n): A's DMA engine into
 //           B's pinned staging memory, B's DMA engine out of it, in
 //           pipelined pieces
-//   demo    the staged path as `hl-ipc demo` does it by hand: A's DMA
-//           engine copies the whole buffer into shared pinned host memory,
-//           a message to B, B's DMA engine copies it out, a reply.  The
-//           message goes over a socket, both sides sleeping, as the
-//           transport's completion does (hl-ipc demo now spins on shared
-//           memory first; see uct-bridge.md)
+//   demo    the staged path of `hl-ipc demo`, the same code
+//           (hlipc::staged_transfer()): A's DMA engine copies into shared
+//           pinned host memory, B's DMA engine copies it out, handed over
+//           through shared memory (each side spins briefly, then sleeps),
+//           pipelined in 512 KiB pieces beyond one piece
 //
 // and the latency of one 8-byte put.  The paths take turns, transfer by
 // transfer, and each transfer is timed alone: the fastest of a path's
@@ -42,7 +41,7 @@
 #include "hlthunk.h"
 #include "peer.h"
 #include "rkey_format.h"
-#include "staged_dma.h"
+#include "staged_transfer.h"
 #include "uct_env.h"
 
 using namespace uct_test;
@@ -268,7 +267,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	// The demo's staged path: pinned host memory shared with B.
+	// The demo's staged path: pinned host memory shared with B, and a
+	// hand-over page.
 	m = b.call(kShm, 0, buf_size);
 	if (m.status)
 		fail("B's shared staging buffer");
@@ -284,11 +284,40 @@ int main(int argc, char **argv)
 	hlipc::StagedDma dma;
 	if (!shm_va || dma.init(dev) < 0)
 		fail("mapping the shared buffer on device 0");
+	hlipc::PeerLink link;
+	m = b.call(kLink);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)b.pid(), (int)m.a);
+	int link_fd = m.status ? -1 : open(path, O_RDWR | O_CLOEXEC);
+	if (link_fd < 0 || !link.attach(link_fd))
+		fail("B's hand-over page");
+	close(link_fd);
+	link.watch(b.sock());
+	// While the demo row is measured, B answers on the link, as the
+	// demo's B does; its UCX async thread still serves the transport.
+	struct DemoServing {
+		Peer &b;
+		hlipc::PeerLink &link;
+		DemoServing(Peer &b_, hlipc::PeerLink &l, uint64_t dst) : b(b_), link(l)
+		{
+			if (!b.post(kServeStaged, dst))
+				fail("B serving the demo's staged path");
+		}
+		~DemoServing()
+		{
+			hlipc::Msg quit{};
+			quit.type = hlipc::kQuit;
+			link.post(quit);
+			if (b.reply().status)
+				fail("B serving the demo's staged path");
+		}
+	};
 
-	// Waiting for a completion sleeps on the interface's event fd, as
-	// UCP's wakeup mode does, rather than spinning: on the VM's two vCPUs
-	// a spinning A would take the CPU that B's serving needs (the demo's
-	// A sleeps in recv() likewise).
+	// Waiting for a completion spins on progress until nothing has
+	// happened for a while, then arms the interface and sleeps on its
+	// event fd, as UCP's wakeup mode lets a program do: the same spin,
+	// then sleep as the demo's hand-over (hlipc::PeerLink), so that the
+	// two staged paths wait alike.  Spinning for good would take the CPU
+	// that B's serving needs on the VM's two vCPUs.
 	int evfd_ch = -1, evfd_st = -1;
 	if (uct_iface_event_fd_get(ich.iface(), &evfd_ch) != UCS_OK ||
 	    uct_iface_event_fd_get(ist.iface(), &evfd_st) != UCS_OK) {
@@ -309,8 +338,14 @@ int main(int argc, char **argv)
 			i.progress();
 		if (st == UCS_INPROGRESS) {
 			int fd = &i == &ich ? evfd_ch : evfd_st;
+			const double spin = hlipc::PeerLink::kSpinNs * 1e-9;
+			double spin_end = now() + spin;
 			while (!c.done) {
-				if (i.progress())
+				if (i.progress()) {
+					spin_end = now() + spin;
+					continue;
+				}
+				if (now() < spin_end)
 					continue;
 				if (uct_iface_event_arm(i.iface(), UCT_EVENT_SEND_COMP) == UCS_OK) {
 					struct pollfd p = {fd, POLLIN, 0};
@@ -330,8 +365,7 @@ int main(int argc, char **argv)
 						len) == 0;
 	};
 	auto demo = [&](uint64_t len) {
-		return dma.copy(shm_va, src.addr(), len) == 0 &&
-		       b.call(kDmaH2D, dst_id, 0, 0, len).status == 0;
+		return hlipc::staged_transfer({dma, shm_va}, src.addr(), link, len) == 0;
 	};
 	auto verify = [&](const char *what, uint64_t len) {
 		PeerMsg c = b.call(kCheck, dst_id, 3, 0, len, 0);
@@ -357,8 +391,11 @@ int main(int argc, char **argv)
 		if (!put(ist, ep_st, s) || ist.flush(ep_st) != UCS_OK)
 			fail("bridge put (staged path)");
 		verify("bridge put, staged path", s);
-		if (!demo(s))
-			fail("demo staged path");
+		{
+			DemoServing serving(b, link, dst_id);
+			if (!demo(s))
+				fail("demo staged path");
+		}
 		verify("demo staged path", s);
 	}
 
@@ -373,11 +410,14 @@ int main(int argc, char **argv)
 		const std::function<bool()> fs[4] = {
 			[&] { return chan(s); }, [&] { return put(ich, ep_ch, s); },
 			[&] { return put(ist, ep_st, s); }, [&] { return demo(s); }};
-		for (int i = 0; i < reps; i++)
-			for (int k = 0; k < 4; k++) {
-				int p = (i + k) % 4;
-				t[p].push_back(timed(fs[p]));
-			}
+		{
+			DemoServing serving(b, link, dst_id);
+			for (int i = 0; i < reps; i++)
+				for (int k = 0; k < 4; k++) {
+					int p = (i + k) % 4;
+					t[p].push_back(timed(fs[p]));
+				}
+		}
 		rows.push_back(Row{s, reps, summarize(t[0]), summarize(t[1]), summarize(t[2]), summarize(t[3])});
 	}
 
@@ -414,8 +454,8 @@ int main(int argc, char **argv)
 	printf("\n  chan    hlthunk_ipc_channel_copy (the raw channel copy)\n");
 	printf("  bridge  uct_ep_put_zcopy, channel path, each transfer completed\n");
 	printf("  staged  uct_ep_put_zcopy, staged path (DMA via pinned staging slots)\n");
-	printf("  demo    hl-ipc demo's staged path (DMA, message, DMA, reply), with a\n");
-	printf("          socket hand-over (sleeping, as the transport's own)\n");
+	printf("  demo    hl-ipc demo's staged path, the same code: DMA, hand-over through\n");
+	printf("          shared memory, DMA; pipelined in 512 KiB pieces beyond one\n");
 	printf("  br/ch = bridge / chan; st/demo = staged / demo; br/st = the channel\n");
 	printf("  path's advantage over the staged path (fastest transfers)\n\n");
 	printf("8-byte put latency, fastest (median) of %zu each: chan %.2f (%.2f) us,\n",
