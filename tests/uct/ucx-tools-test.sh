@@ -29,8 +29,8 @@ for want in "Component: gaudi_ipc" "Memory domain: gaudi_ipc" "remote key: 112 b
 done
 "$HL_UCX" ucx_info -c -f >"$out" 2>&1 || bad "ucx_info -c -f exited with $?"
 for var in CHANNELS BW LAT OVERHEAD MAX_INFLIGHT SYNC_COPY_MAX BCOPY_SIZE \
-	SEG_SIZE ASYNC_COPIES STAGING_SIZE STAGING_SLOTS PEER_TIMEOUT DMA_TIMEOUT \
-	SERVE_LINGER; do
+	SEG_SIZE ASYNC_COPIES STAGING_SIZE STAGING_SLOTS STAGING_DEPTH PEER_TIMEOUT \
+	DMA_TIMEOUT SERVE_LINGER SERVE_SPIN; do
 	grep -q "^UCX_GAUDI_IPC_$var=" "$out" || bad "ucx_info -c -f lacks UCX_GAUDI_IPC_$var"
 done
 grep -q "staged DMA path" "$out" || bad "ucx_info -c -f lacks the CHANNELS description"

@@ -134,16 +134,26 @@ TEST(Identity, ProcessesAndNodes)
 	EXPECT_TRUE(process_alive(me));
 	EXPECT_FALSE(process_alive(ProcessId{me.pid, me.start + 1}));
 	EXPECT_FALSE(process_alive(ProcessId{0, me.start}));
-	// A child that exited: dead as a zombie, and after it is reaped.
+	// A forked child is another process (the answer is cached until a
+	// fork); one that exited is dead as a zombie, and after it is reaped.
+	const ProcessId parent = me;
 	pid_t c = fork();
-	if (c == 0)
-		_exit(0);
+	if (c == 0) {
+		const ProcessId &self = this_process();
+		_exit(self.pid == static_cast<uint32_t>(getpid()) && self.pid != parent.pid &&
+				      self.start != 0
+			      ? 0
+			      : 1);
+	}
 	ProcessId child{static_cast<uint32_t>(c), 0};
 	for (int i = 0; i < 100 && !child.start; i++)
 		child.start = process_start_time(c);
 	usleep(100 * 1000);
 	EXPECT_FALSE(process_alive(child)) << "a zombie is not alive";
-	waitpid(c, nullptr, 0);
+	int st = -1;
+	waitpid(c, &st, 0);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the child knows itself";
+	EXPECT_EQ(this_process().pid, parent.pid);
 	EXPECT_FALSE(process_alive(child));
 	EXPECT_TRUE(same_node(this_node(), this_node()));
 	NodeId other = this_node();
@@ -247,7 +257,7 @@ TEST(Mailbox, SharedWithAnotherProcess)
 TEST(StagingServer, WaitsAwakeForAClaimedSlot)
 {
 	StagingServer srv;
-	ASSERT_EQ(srv.init(2, 4096, 0x5151, 1000000, 30 * kSecondNs), 0);
+	ASSERT_EQ(srv.init(2, 4096, 0x5151, 1000000, 30 * kSecondNs, 0), 0);
 	const Mailbox &mb = srv.mailbox();
 	EXPECT_EQ(mb.linger_ns(), 30 * kSecondNs);
 	EXPECT_FALSE(mb.owner_awake());
@@ -278,21 +288,86 @@ TEST(StagingServer, WaitsAwakeForAClaimedSlot)
 }
 
 // A slot claimed and never posted (its peer died, say) holds the server
-// for the linger time at most; with none it does not wait.
-TEST(StagingServer, LingerIsBounded)
+// for the linger time at most; with none claimed it waits the spin time
+// at most.
+TEST(StagingServer, LingerAndSpinAreBounded)
 {
-	for (uint64_t linger : {uint64_t{0}, 50 * kSecondNs / 1000}) {
+	const uint64_t ms50 = 50 * kSecondNs / 1000;
+	struct Case {
+		uint64_t linger, spin;
+		bool claimed;
+		uint64_t at_least;
+	} cases[] = {
+		{0, 0, true, 0},
+		{ms50, 0, true, ms50},
+		{0, ms50, false, ms50},
+		{30 * kSecondNs, ms50, false, ms50},  // nothing claimed: the spin
+	};
+	for (const Case &c : cases) {
 		StagingServer srv;
-		ASSERT_EQ(srv.init(2, 4096, 0x6161 + linger, 1000000, linger), 0);
-		ASSERT_EQ(srv.mailbox().claim(0), 0);
+		ASSERT_EQ(srv.init(2, 4096, 0x6161 + c.linger + c.spin, 1000000, c.linger, c.spin),
+			  0);
+		if (c.claimed) {
+			ASSERT_EQ(srv.mailbox().claim(0), 0);
+		}
 		const auto t0 = std::chrono::steady_clock::now();
 		EXPECT_EQ(srv.serve_awake(), 0u);
 		const auto waited = std::chrono::steady_clock::now() - t0;
-		EXPECT_GE(waited, std::chrono::nanoseconds(linger));
+		EXPECT_GE(waited, std::chrono::nanoseconds(c.at_least));
+		EXPECT_LT(waited, std::chrono::seconds(10));
 		EXPECT_FALSE(srv.mailbox().owner_awake());
-		EXPECT_EQ(srv.mailbox().slot(0).state.load(), kSlotClaimed);
+		EXPECT_EQ(srv.mailbox().slot(0).state.load(),
+			  c.claimed ? kSlotClaimed : kSlotFree);
 		srv.shutdown();
 	}
+}
+
+// The owner rings an initiator's completion doorbell only for slots whose
+// initiator said it sleeps until they are done; asking for a ring on a
+// slot that is done already says so instead.
+TEST(StagingServer, RingsOnlyInitiatorsThatAsked)
+{
+	StagingServer srv;
+	ASSERT_EQ(srv.init(2, 4096, 0x7171, 1000000, 0, 0), 0);
+	const Mailbox &mb = srv.mailbox();
+	Doorbell completion;
+	ASSERT_EQ(completion.bind(0x7272, Bell::Completion), 0);
+	auto post = [&](uint32_t i) {
+		ASSERT_EQ(mb.claim(i), static_cast<int>(i));
+		Slot &s = mb.slot(i);
+		s.op = kSlotPut;
+		s.key = 0xabcdef;  // never registered: served with ENOENT
+		s.offset = 0;
+		s.length = 16;
+		s.initiator_start = this_process().start;
+		s.initiator_pid.store(this_process().pid);
+		s.initiator_nonce = 0x7272;
+		s.ring.store(0);
+		s.state.store(kSlotPosted, std::memory_order_release);
+	};
+	auto rung = [&] {
+		struct pollfd p = {completion.fd(), POLLIN, 0};
+		return poll(&p, 1, 200) == 1 && completion.drain();
+	};
+
+	// A polling initiator: served, not rung.
+	post(0);
+	EXPECT_EQ(srv.serve(), 1u);
+	EXPECT_EQ(mb.slot(0).state.load(), kSlotDone);
+	EXPECT_FALSE(rung());
+	EXPECT_FALSE(mb.want_ring(0));  // done already: no ring will come
+	mb.slot(0).state.store(kSlotFree);
+
+	// A sleeping one: rung once for its two slots.
+	post(0);
+	post(1);
+	EXPECT_TRUE(mb.want_ring(0));
+	EXPECT_TRUE(mb.want_ring(1));
+	EXPECT_EQ(srv.serve(), 2u);
+	EXPECT_TRUE(rung());
+	EXPECT_EQ(mb.slot(0).status.load(), -ENOENT);
+	EXPECT_EQ(mb.slot(1).status.load(), -ENOENT);
+	srv.shutdown();
 }
 
 TEST(Doorbell, RingsAndDrains)

@@ -80,6 +80,8 @@ Iface::Iface(Md *md, const IfaceConfig &c)
 	set_.peer_timeout = ucs_time_from_sec(c.peer_timeout);
 	set_.dma_timeout_us = static_cast<uint64_t>(c.dma_timeout * 1e6);
 	set_.linger_ns = static_cast<uint64_t>(c.serve_linger * 1e9);
+	set_.spin_ns = static_cast<uint64_t>(c.serve_spin * 1e9);
+	set_.staging_depth = std::max(1u, c.staging_depth);
 }
 
 ucs_status_t Iface::init(const uct_iface_params_t *)
@@ -126,7 +128,7 @@ ucs_status_t Iface::init(const uct_iface_params_t *)
 		}
 		auto server = std::make_unique<StagingServer>();
 		rc = server->init(staging_slots_, staging_size_, nonce_, set_.dma_timeout_us,
-				  set_.linger_ns);
+				  set_.linger_ns, set_.spin_ns);
 		if (rc < 0) {
 			ucs_error("gaudi_ipc: cannot create the staging mailbox (%u x %" PRIu64
 				  " bytes): %s; lower UCX_GAUDI_IPC_STAGING_SLOTS or "
@@ -323,28 +325,40 @@ ucs_status_t Iface::event_fd_get(int *fd_p)
 
 ucs_status_t Iface::event_arm(unsigned)
 {
-	// Clear the doorbells first, then look: a ring after the clearing
-	// leaves the fd readable, work found by the look says busy.
+	// A look first: work found costs no system call (a caller polls by
+	// arming).  Then clear the doorbells and look again, asking the owners
+	// of staged pieces still out to ring when they are done: a ring after
+	// the clearing leaves the fd readable, work found says busy.
+	if (has_work(false))
+		return UCS_ERR_BUSY;
 	completion_bell_.drain();
+	return has_work(true) ? UCS_ERR_BUSY : UCS_OK;
+}
+
+bool Iface::has_work(bool want_rings)
+{
 	if (!backlog_.empty() || !copy_backlog_.empty())
-		return UCS_ERR_BUSY;
-	for (auto &kv : peers_)
+		return true;
+	for (auto &kv : peers_) {
+		const Mailbox &mb = kv.second->mb;
 		for (auto &c : kv.second->chunks)
-			if (kv.second->mb.slot(c.slot).state.load(std::memory_order_acquire) ==
-			    kSlotDone)
-				return UCS_ERR_BUSY;
+			if (want_rings ? !mb.want_ring(c.slot)
+				       : mb.slot(c.slot).state.load(std::memory_order_acquire) ==
+						 kSlotDone)
+				return true;
+	}
 	if (server_ && server_->has_posted())
-		return UCS_ERR_BUSY;
+		return true;
 	for (auto &kv : channels_) {
 		auto &q = kv.second;
 		if (!q.parts.empty() &&
 		    hlthunk_ipc_wait(q.id, q.parts.front().first, 0) != -ETIMEDOUT)
-			return UCS_ERR_BUSY;
+			return true;
 	}
 	for (Ep *ep : eps_)
 		if (ep->has_pending() && !at_capacity())
-			return UCS_ERR_BUSY;
-	return UCS_OK;
+			return true;
+	return false;
 }
 
 ChannelQueue *Iface::channel(int src, int dst)

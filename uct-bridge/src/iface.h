@@ -110,6 +110,8 @@ public:
 		uint64_t peer_timeout;    // ucs_time_t units
 		uint64_t dma_timeout_us;
 		uint64_t linger_ns;       // the staging server's wait for claimed slots
+		uint64_t spin_ns;         // ... and for the next piece, none claimed
+		unsigned staging_depth;   // pieces of one transfer in staging at once
 	};
 	const Settings &settings() const { return set_; }
 	bool channels_on() const { return channels_on_; }
@@ -165,10 +167,17 @@ public:
 	static uint64_t piece_size(const Op &op, const PeerMailbox &peer);
 	// DMA copies collected to run together: one command submission per
 	// device.
+	// Copies for the DMA engines of local devices, one submission each.
 	struct DmaPlan {
-		std::map<int, std::vector<DmaCopy>> copies;
-		std::map<int, DeviceDma *> engines;
+		struct Engine {
+			DeviceDma *dma;
+			std::vector<DmaCopy> copies;
+		};
+		std::vector<Engine> engines;  // one per device; few
+		void add(DeviceDma *dma, const DmaCopy &c);
+		// Runs the copies; 0 or the first -errno.  Empty afterwards.
 		int run(uint64_t timeout_us);
+		void clear();
 	};
 	// Moves op's local memory [pos, pos + len) to or from a staging slot:
 	// host memory now, device memory added to *plan.
@@ -187,6 +196,9 @@ private:
 	unsigned continue_copies();
 	unsigned reap_staged();
 	unsigned continue_backlog();
+	// Whether progress has anything to do; with want_rings, asks the
+	// owners of staged pieces still out to ring when they are done.
+	bool has_work(bool want_rings);
 	void dispatch_pending();
 	void check_flushes(Ep *ep);
 	void fail_peer(PeerMailbox &peer, ucs_status_t status);
@@ -218,6 +230,7 @@ private:
 	// Staged path.  local_dma_ is declared before the peers, whose
 	// staging areas are mapped on its contexts, so it outlives them.
 	DeviceDmaSet local_dma_;
+	DmaPlan plan_;  // reused: what it allocated stays for the next piece
 	std::map<uint64_t, std::shared_ptr<PeerMailbox>> peers_;
 	std::deque<Op *> backlog_;  // staged ops with chunks left to post
 	std::unique_ptr<StagingServer> server_;

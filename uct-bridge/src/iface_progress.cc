@@ -176,17 +176,20 @@ unsigned Iface::reap_staged()
 			goto check_peer;
 		{
 			std::vector<int> rcs(done.size());
-			DmaPlan plan;
 			bool planned = false;
 			for (size_t k = 0; k < done.size(); k++) {
 				auto &c = done[k];
 				rcs[k] = peer.mb.slot(c.slot).status.load(std::memory_order_relaxed);
 				if (rcs[k] == 0 && c.op->get) {
-					rcs[k] = plan_local(c.op, peer, c.slot, c.pos, c.len, false, &plan);
+					rcs[k] = plan_local(c.op, peer, c.slot, c.pos, c.len, false, &plan_);
 					planned = planned || rcs[k] == 0;
 				}
 			}
-			int plan_rc = planned ? plan.run(set_.dma_timeout_us) : 0;
+			int plan_rc = 0;
+			if (planned)
+				plan_rc = plan_.run(set_.dma_timeout_us);
+			else
+				plan_.clear();
 			for (size_t k = 0; k < done.size(); k++) {
 				auto &c = done[k];
 				const char *where = "at the peer";

@@ -120,4 +120,17 @@ bool Mailbox::owner_awake() const
 	return header().owner_awake.load(std::memory_order_seq_cst) != 0;
 }
 
+bool Mailbox::want_ring(uint32_t i) const
+{
+	slot(i).ring.store(1, std::memory_order_seq_cst);
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return slot(i).state.load(std::memory_order_acquire) != kSlotDone;
+}
+
+bool Mailbox::ring_wanted(uint32_t i) const
+{
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return slot(i).ring.load(std::memory_order_seq_cst) != 0;
+}
+
 }  // namespace gaudi_ipc

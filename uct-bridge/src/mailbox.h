@@ -20,12 +20,21 @@
 // Waking the owner: a peer rings the owner's request doorbell when it
 // posts, and, for a put piece that takes a while to fill, already when it
 // claims, so that the owner wakes while the peer fills the slot.  An owner
-// so woken stays awake, spinning, while slots are claimed, for up to
-// `linger_ns` after it last served one, and says so in `owner_awake`; a
-// peer that sees it awake does not ring.  The owner clears the flag and
+// so woken says so in `owner_awake` while it serves and then spins: while
+// slots are claimed, for up to `linger_ns` after it last served one, else
+// for a short spin time of its own; a peer that sees it awake does not
+// ring.  The owner clears the flag and
 // then looks for posted slots once more, a peer posts and then reads the
 // flag, both with full fences between: at least one of them sees the
 // other's store, so no post is left unserved.
+//
+// Waking the peer: an initiator that is about to sleep until a piece is
+// done (its interface armed) says so in the piece's slot (`ring`); the
+// owner rings its completion doorbell only for such slots.  An initiator
+// that polls is not rung: a ring costs the owner a system call per piece.
+// The owner marks a slot done and then reads `ring`, the initiator sets
+// `ring` and then reads the state, both with full fences between, so a
+// sleeping initiator is rung or sees the piece done.
 #pragma once
 
 #include <atomic>
@@ -50,7 +59,7 @@ enum SlotOp : uint32_t {
 };
 
 constexpr uint32_t kMailboxMagic = 0x424d4947;  // "GIMB"
-constexpr uint32_t kMailboxVersion = 2;
+constexpr uint32_t kMailboxVersion = 3;
 
 struct MailboxHeader {
 	uint32_t magic;
@@ -79,7 +88,11 @@ struct alignas(64) Slot {
 	std::atomic<uint32_t> initiator_pid;
 	uint64_t initiator_start;
 	uint64_t initiator_nonce;    // the initiator's completion doorbell
+	// The initiator sleeps until this slot is done: ring it.  Cleared
+	// when the slot is posted.
+	std::atomic<uint32_t> ring;
 };
+static_assert(sizeof(Slot) == 64, "a slot is one cache line");
 static_assert(std::atomic<uint32_t>::is_always_lock_free,
 	      "slot states are shared between processes");
 
@@ -128,6 +141,13 @@ public:
 	// A peer, after posting: whether the owner is awake and needs no
 	// ring (a full fence before the load).
 	bool owner_awake() const;
+
+	// An initiator about to sleep: asks for a ring when slot i is done;
+	// false if it is done already (then there will be no ring).
+	bool want_ring(uint32_t i) const;
+	// The owner, after marking slot i done: whether its initiator asked
+	// for a ring.
+	bool ring_wanted(uint32_t i) const;
 	uint64_t linger_ns() const { return header().linger_ns; }
 
 private:

@@ -2,6 +2,7 @@
 #include "node_identity.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -113,13 +114,33 @@ uint64_t process_start_time(pid_t pid)
 	return read_proc_stat(pid, &st) ? st.start : 0;
 }
 
+namespace {
+
+// Bumped in the child of every fork(): a child has another pid and start
+// time.  glibc unregisters the handler if this library is unloaded.
+std::atomic<unsigned> fork_generation{0};
+
+void after_fork_in_child()
+{
+	fork_generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
 const ProcessId &this_process()
 {
-	// Per process: a fork()ed child has another pid and start time.
+	// Asked for on every staged piece: getpid() is a system call, so the
+	// answer is kept per thread until the process forks.
+	static const int hooked = pthread_atfork(nullptr, nullptr, after_fork_in_child);
+	(void)hooked;
 	static thread_local ProcessId cached{0, 0};
-	uint32_t pid = static_cast<uint32_t>(::getpid());
-	if (cached.pid != pid)
+	static thread_local unsigned generation = 0;
+	const unsigned g = fork_generation.load(std::memory_order_relaxed);
+	if (!cached.pid || generation != g) {
+		const auto pid = static_cast<uint32_t>(::getpid());
 		cached = ProcessId{pid, process_start_time(static_cast<pid_t>(pid))};
+		generation = g;
+	}
 	return cached;
 }
 

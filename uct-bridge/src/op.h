@@ -16,6 +16,7 @@
 namespace gaudi_ipc {
 
 class Ep;
+struct DeviceDma;
 struct PeerMailbox;
 
 // A piece of local memory an operation reads (put) or writes (get).
@@ -23,6 +24,12 @@ struct Piece {
 	uint64_t addr;  // host pointer, or device VA of device `dev`
 	uint64_t len;
 	int dev;        // device_index; kHostDevice for host memory
+	// Device memory on the staged path, resolved when the operation first
+	// moves part of it (and checked then, as a whole, to be mapped on
+	// `dev`): that device's DMA engine, and the peer's staging memory as
+	// the device sees it.
+	DeviceDma *dma = nullptr;
+	uint64_t staging_va = 0;
 };
 
 struct Op {

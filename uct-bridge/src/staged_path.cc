@@ -95,6 +95,7 @@ void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
 	s.length = len;
 	s.initiator_nonce = nonce_;
 	s.status.store(0, std::memory_order_relaxed);
+	s.ring.store(0, std::memory_order_relaxed);
 	peer.chunks.push_back(PeerMailbox::Chunk{slot, op, pos, len, ucs_get_time()});
 	op->parts++;
 	s.state.store(kSlotPosted, std::memory_order_release);
@@ -135,8 +136,12 @@ ucs_status_t Iface::post_staged(Op *op)
 		return UCS_ERR_CONNECTION_RESET;
 	// One piece at a time, each posted (and rung) as soon as our side of
 	// it is in staging: the owner moves piece k while we move piece k+1.
+	// At most staging_depth pieces are out: the next waits in the backlog
+	// for one of them to be done, and takes its slot (the lowest free).
 	const uint64_t piece = piece_size(*op, peer);
 	while (op->posted < op->total) {
+		if (op->parts >= set_.staging_depth)
+			return UCS_INPROGRESS;
 		int slot = claim_slot(peer);
 		if (slot < 0)
 			return UCS_INPROGRESS;
@@ -145,10 +150,11 @@ ucs_status_t Iface::post_staged(Op *op)
 		const uint64_t len = std::min(piece, op->total - at);
 		if (!op->get) {
 			announce(peer, len);
-			DmaPlan plan;
-			int rc = plan_local(op, peer, i, at, len, true, &plan);
+			int rc = plan_local(op, peer, i, at, len, true, &plan_);
 			if (rc == 0)
-				rc = plan.run(set_.dma_timeout_us);
+				rc = plan_.run(set_.dma_timeout_us);
+			else
+				plan_.clear();
 			if (rc < 0) {
 				release_slot(peer, i);
 				ucs_error("gaudi_ipc: staged put: reading local memory: %s",
@@ -163,15 +169,33 @@ ucs_status_t Iface::post_staged(Op *op)
 	return UCS_OK;
 }
 
+void Iface::DmaPlan::add(DeviceDma *dma, const DmaCopy &c)
+{
+	for (Engine &e : engines) {
+		if (e.dma == dma) {
+			e.copies.push_back(c);
+			return;
+		}
+	}
+	engines.push_back(Engine{dma, {c}});
+}
+
+void Iface::DmaPlan::clear()
+{
+	for (Engine &e : engines)
+		e.copies.clear();
+}
+
 int Iface::DmaPlan::run(uint64_t timeout_us)
 {
-	for (auto &kv : copies) {
-		int rc = engines[kv.first]->engine.copy(kv.second, timeout_us);
-		if (rc < 0)
-			return rc;
+	// Emptied either way, keeping what it allocated for the next plan.
+	int ret = 0;
+	for (Engine &e : engines) {
+		if (ret == 0 && !e.copies.empty())
+			ret = e.dma->engine.copy(e.copies, timeout_us);
+		e.copies.clear();
 	}
-	copies.clear();
-	return 0;
+	return ret;
 }
 
 int Iface::plan_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
@@ -183,9 +207,10 @@ int Iface::plan_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
 		op->unpack(op->unpack_arg, staging, len);
 		return 0;
 	}
+	const uint64_t slot_off = static_cast<uint64_t>(slot) * peer.mb.slot_size();
 	uint64_t at = 0;  // start of the current piece within the operation
 	uint64_t inner = 0;
-	for (const Piece &p : op->pieces) {
+	for (Piece &p : op->pieces) {
 		if (inner == len)
 			break;
 		if (at + p.len <= pos) {
@@ -201,20 +226,21 @@ int Iface::plan_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
 			else
 				memcpy(mem, staging + inner, n);
 		} else {
-			DeviceDma *dd = nullptr;
-			int rc = local_dma_.get(p.dev, p.addr + off, n, &dd);
-			if (rc < 0)
-				return rc;
-			uint64_t base = 0;
-			rc = peer.staging.va(p.dev, *dd, peer.mb.staging_base(),
-					     peer.mb.staging_bytes(), &base);
-			if (rc < 0)
-				return rc;
-			const uint64_t sva = base + static_cast<uint64_t>(slot) * peer.mb.slot_size() +
-					     inner;
-			plan->copies[p.dev].push_back(to_staging ? DmaCopy{sva, p.addr + off, n}
-								 : DmaCopy{p.addr + off, sva, n});
-			plan->engines[p.dev] = dd;
+			// Once per operation: the memory must stay mapped while
+			// the operation runs (UCT's rule for zero-copy memory).
+			if (!p.dma) {
+				int rc = local_dma_.get(p.dev, p.addr, p.len, &p.dma);
+				if (rc == 0)
+					rc = peer.staging.va(p.dev, *p.dma, peer.mb.staging_base(),
+							     peer.mb.staging_bytes(), &p.staging_va);
+				if (rc < 0) {
+					p.dma = nullptr;
+					return rc;
+				}
+			}
+			const uint64_t sva = p.staging_va + slot_off + inner;
+			plan->add(p.dma, to_staging ? DmaCopy{sva, p.addr + off, n}
+						    : DmaCopy{p.addr + off, sva, n});
 		}
 		inner += n;
 		at += p.len;

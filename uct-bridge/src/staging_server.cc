@@ -54,9 +54,10 @@ int host_copy(void *dst, const void *src, uint64_t len, bool into_registered)
 }  // namespace
 
 int StagingServer::init(uint32_t slots, uint64_t slot_size, uint64_t nonce,
-			uint64_t dma_timeout_us, uint64_t linger_ns)
+			uint64_t dma_timeout_us, uint64_t linger_ns, uint64_t spin_ns)
 {
 	dma_timeout_us_ = dma_timeout_us;
+	spin_ns_ = spin_ns;
 	int rc = mb_.create(slots, slot_size, nonce, linger_ns);
 	if (rc < 0)
 		return rc;
@@ -71,16 +72,12 @@ bool StagingServer::has_posted() const
 	return false;
 }
 
-bool StagingServer::only_claimed() const
+bool StagingServer::any_claimed() const
 {
-	bool claimed = false;
-	for (uint32_t i = 0; i < mb_.slots(); i++) {
-		uint32_t st = mb_.slot(i).state.load(std::memory_order_relaxed);
-		if (st == kSlotPosted)
-			return false;
-		claimed |= st == kSlotClaimed;
-	}
-	return claimed;
+	for (uint32_t i = 0; i < mb_.slots(); i++)
+		if (mb_.slot(i).state.load(std::memory_order_relaxed) == kSlotClaimed)
+			return true;
+	return false;
 }
 
 unsigned StagingServer::serve()
@@ -95,22 +92,35 @@ unsigned StagingServer::serve_awake()
 	unsigned n = 0;
 	if (!mb_.valid())
 		return 0;
+	// Awake from the first look on, serving included: a peer that claims
+	// or posts a slot meanwhile need not ring (a system call per piece on
+	// its side).
+	mb_.set_owner_awake(true);
 	for (;;) {
 		n += serve_locked();
-		// The linger time counts from the last piece served: a long
-		// transfer keeps the server awake piece after piece.
-		const uint64_t until = now_ns() + mb_.linger_ns();
-		mb_.set_owner_awake(true);
-		for (unsigned i = 1; only_claimed() && now_ns() < until; i++) {
+		// Awake until a piece is posted: while slots are being filled
+		// up to the linger time, else up to the spin time, both counted
+		// from the last piece served, so that a long transfer keeps the
+		// server awake piece after piece.
+		const uint64_t served_at = now_ns();
+		for (unsigned i = 1; !has_posted(); i++) {
+			const uint64_t wait = any_claimed() ? mb_.linger_ns() : spin_ns_;
+			if (now_ns() - served_at >= wait)
+				break;
 			// A peer on this CPU (a loopback transfer) must get to run.
 			if (i % 64 == 0)
 				sched_yield();
 			else
 				cpu_relax();
 		}
+		if (has_posted())
+			continue;
+		// Asleep, then one more look: a peer posts and then reads the
+		// flag, so a post is either seen here or rung for.
 		mb_.set_owner_awake(false);
 		if (!has_posted())
 			return n;
+		mb_.set_owner_awake(true);
 	}
 }
 
@@ -120,7 +130,10 @@ unsigned StagingServer::serve_locked()
 		return 0;
 	// Take every posted slot, then move them: host memory at once, device
 	// memory with one command submission per device for all of them.
-	std::vector<Request> reqs;
+	// The containers are kept from call to call (under mu_), with what
+	// they allocated.
+	std::vector<Request> &reqs = reqs_;
+	reqs.clear();
 	for (uint32_t i = 0; i < mb_.slots(); i++) {
 		Slot &s = mb_.slot(i);
 		uint32_t expect = kSlotPosted;
@@ -139,14 +152,19 @@ unsigned StagingServer::serve_locked()
 		r.initiator_nonce = s.initiator_nonce;
 		r.rc = 0;
 		r.dev = -1;
+		r.ring = false;
 		reqs.push_back(r);
 	}
 	if (!reqs.empty()) {
-		std::map<int, std::vector<DmaCopy>> copies;
-		std::map<int, DeviceDma *> engines;
+		std::map<int, std::vector<DmaCopy>> &copies = copies_;
+		std::map<int, DeviceDma *> &engines = engines_;
+		for (auto &kv : copies)
+			kv.second.clear();
 		for (Request &r : reqs)
 			r.rc = plan(r, &copies, &engines);
 		for (auto &kv : copies) {
+			if (kv.second.empty())
+				continue;
 			int rc = engines[kv.first]->engine.copy(kv.second, dma_timeout_us_);
 			for (Request &r : reqs)
 				if (r.dev == kv.first && r.rc == 0)
@@ -157,13 +175,16 @@ unsigned StagingServer::serve_locked()
 			s.status.store(r.rc, std::memory_order_relaxed);
 			s.state.store(kSlotDone, std::memory_order_release);
 		}
-		// One ring per initiator interface.
+		// One ring per initiator interface that sleeps until one of
+		// these slots is done.
+		for (Request &r : reqs)
+			r.ring = mb_.ring_wanted(r.slot);
 		for (size_t i = 0; i < reqs.size(); i++) {
 			bool seen = false;
 			for (size_t j = 0; j < i && !seen; j++)
-				seen = reqs[j].initiator_pid == reqs[i].initiator_pid &&
+				seen = reqs[j].ring && reqs[j].initiator_pid == reqs[i].initiator_pid &&
 				       reqs[j].initiator_nonce == reqs[i].initiator_nonce;
-			if (!seen)
+			if (reqs[i].ring && !seen)
 				Doorbell::ring(reqs[i].initiator_pid, reqs[i].initiator_nonce,
 					       Bell::Completion);
 		}
@@ -236,6 +257,7 @@ void StagingServer::free_abandoned()
 void StagingServer::shutdown()
 {
 	std::lock_guard<std::mutex> l(mu_);
+	engines_.clear();
 	staging_on_.reset();
 	dma_ = DeviceDmaSet();
 }

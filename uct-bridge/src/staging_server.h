@@ -10,7 +10,10 @@
 // ucx_perftest never call progress on the target.  A mutex keeps the two
 // apart.  Woken by the doorbell, the server stays awake while peers fill
 // slots they claimed (up to the mailbox's linger time; see mailbox.h), so
-// that its wake-up overlaps their filling instead of following it.
+// that its wake-up overlaps their filling instead of following it, and
+// for a short spin time after each piece even with nothing claimed, as a
+// runtime's progress thread spins before it sleeps: the next transfer of
+// a busy peer then finds it awake, and the peer need not ring.
 #pragma once
 
 #include <atomic>
@@ -29,14 +32,15 @@ class StagingServer {
 public:
 	// 0 or -errno.
 	int init(uint32_t slots, uint64_t slot_size, uint64_t nonce,
-		 uint64_t dma_timeout_us, uint64_t linger_ns);
+		 uint64_t dma_timeout_us, uint64_t linger_ns, uint64_t spin_ns);
 	const Mailbox &mailbox() const { return mb_; }
 	const Doorbell &bell() const { return bell_; }
 	// Serves every posted slot, or returns 0 at once if another thread
 	// is serving.  Returns how many it served.
 	unsigned serve();
 	// Serves every posted slot, and the slots peers post while it waits
-	// awake for claimed ones (see above).  Returns how many it served.
+	// awake for claimed ones or spins (see above).  Returns how many it
+	// served.
 	unsigned serve_awake();
 	// Whether some slot waits to be served.
 	bool has_posted() const;
@@ -52,24 +56,30 @@ private:
 		uint32_t initiator_pid;
 		uint64_t initiator_nonce;
 		int rc;
-		int dev;  // device whose DMA engine moves it, or -1
+		int dev;    // device whose DMA engine moves it, or -1
+		bool ring;  // its initiator sleeps until it is done
 	};
 	// Checks a request and moves it if host memory; device memory adds its
 	// copy to *copies (per device).  0 or -errno.
 	int plan(Request &r, std::map<int, std::vector<DmaCopy>> *copies,
 		 std::map<int, DeviceDma *> *engines);
 	unsigned serve_locked();
-	// Whether slots are claimed (being filled) and none is posted yet.
-	bool only_claimed() const;
+	// Whether some slot is claimed (being filled).
+	bool any_claimed() const;
 	void free_abandoned();
 
 	std::mutex mu_;
 	Mailbox mb_;
 	Doorbell bell_;
 	uint64_t dma_timeout_us_ = 0;
+	uint64_t spin_ns_ = 0;
 	DeviceDmaSet dma_;
 	HostOnDevices staging_on_;  // after dma_: unmapped first
 	uint64_t last_sweep_ns_ = 0;
+	// serve_locked()'s scratch, kept for what it allocated.
+	std::vector<Request> reqs_;
+	std::map<int, std::vector<DmaCopy>> copies_;
+	std::map<int, DeviceDma *> engines_;
 	std::atomic<uint64_t> served_{0};
 };
 

@@ -70,17 +70,27 @@ ucs_config_field_t iface_config_table[] = {
 	 "registered bounce buffer (never above STAGING_SIZE).",
 	 ucs_offsetof(IfaceConfig, bcopy_size), UCS_CONFIG_TYPE_MEMUNITS},
 
-	{"STAGING_SIZE", "4m",
+	{"STAGING_SIZE", "512k",
 	 "Staged path: bytes of pinned host memory per staging slot, the largest\n"
-	 "piece of a transfer.  Larger transfers are split; up to half the slots\n"
-	 "are filled per DMA command submission.  The default was measured: on\n"
-	 "emulated devices a submission costs far more than the bytes it moves.",
+	 "piece of a transfer.  Larger transfers are cut into pieces that the\n"
+	 "two processes' DMA engines move in turn, one filling a piece while the\n"
+	 "other empties the one before: smaller pieces overlap more, each costs a\n"
+	 "DMA command submission on either side.  The default was measured on\n"
+	 "emulated devices (Documentation/uct-bridge.md); tune it on hardware.",
 	 ucs_offsetof(IfaceConfig, staging_size), UCS_CONFIG_TYPE_MEMUNITS},
 
-	{"STAGING_SLOTS", "8",
+	{"STAGING_SLOTS", "16",
 	 "Staged path: slots this interface offers peers; pieces of transfers\n"
 	 "towards it that are in flight at once (memory: SLOTS x SIZE).",
 	 ucs_offsetof(IfaceConfig, staging_slots), UCS_CONFIG_TYPE_UINT},
+
+	{"STAGING_DEPTH", "2",
+	 "Staged path: pieces of one transfer in a peer's staging slots at once.\n"
+	 "2 is double buffering: this process fills a piece while the peer\n"
+	 "empties the one before, and the same two slots are used over and over\n"
+	 "(the staging memory a transfer touches stays small).  More lets a\n"
+	 "transfer run ahead of a slow peer.",
+	 ucs_offsetof(IfaceConfig, staging_depth), UCS_CONFIG_TYPE_UINT},
 
 	{"PEER_TIMEOUT", "30s",
 	 "Staged path: how long a transfer waits for a peer that is alive but\n"
@@ -98,6 +108,16 @@ ucs_config_field_t iface_config_table[] = {
 	 "sleeping until they are posted, so that waking overlaps the peer's\n"
 	 "copy into staging.  0: never wait (and peers do not ring early).",
 	 ucs_offsetof(IfaceConfig, serve_linger), UCS_CONFIG_TYPE_TIME},
+
+	{"SERVE_SPIN", "200us",
+	 "Staged path: after UCX's async thread served a piece, it stays awake,\n"
+	 "spinning, this long for the next one even when no slot is being\n"
+	 "filled, as a runtime's progress thread spins before it sleeps: a peer\n"
+	 "that goes on with its next transfer then finds it awake and need not\n"
+	 "ring (waking a sleeping thread costs the peer a system call and the\n"
+	 "wake-up).  The cost is a CPU busy that long after each transfer\n"
+	 "towards this process.  0: sleep at once unless slots are being filled.",
+	 ucs_offsetof(IfaceConfig, serve_spin), UCS_CONFIG_TYPE_TIME},
 
 	{nullptr, nullptr, nullptr, 0, {}},
 };

@@ -27,9 +27,11 @@ struct IfaceConfig {
 	size_t bcopy_size;      // buffered put/get size (bounce buffer)
 	size_t staging_size;    // bytes per staging slot
 	unsigned staging_slots; // slots peers may fill at once
+	unsigned staging_depth; // pieces of one transfer in staging at once
 	double peer_timeout;    // s: staged transfers wait this long for a live peer
 	double dma_timeout;     // s: one LIN_DMA command submission
 	double serve_linger;    // s: the staging server waits awake for claimed slots
+	double serve_spin;      // s: ... and for the next piece, none claimed
 };
 
 extern ucs_config_field_t md_config_table[];
