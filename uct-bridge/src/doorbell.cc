@@ -69,4 +69,24 @@ void Doorbell::ring(uint32_t pid, uint64_t nonce, Bell kind)
 		       reinterpret_cast<sockaddr *>(&sa), len);
 }
 
+int BellLine::connect(uint32_t pid, uint64_t nonce, Bell kind)
+{
+	Fd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+	if (!fd.valid())
+		return -errno;
+	sockaddr_un sa;
+	socklen_t len = bell_address(pid, nonce, kind, &sa);
+	if (::connect(fd.get(), reinterpret_cast<sockaddr *>(&sa), len) < 0)
+		return -errno;
+	fd_ = std::move(fd);
+	return 0;
+}
+
+bool BellLine::ring() const
+{
+	const char c = 1;
+	// EAGAIN: rings are queued already, which is as good.
+	return ::send(fd_.get(), &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1 || errno == EAGAIN;
+}
+
 }  // namespace gaudi_ipc

@@ -55,6 +55,7 @@ struct PeerMailbox {
 	ProcessId owner;
 	uint64_t nonce = 0;
 	Mailbox mb;
+	BellLine bell;           // to the owner's request doorbell
 	HostOnDevices staging;   // its staging memory on our devices
 	std::list<Chunk> chunks; // posted, not yet taken back
 	bool dead = false;
@@ -187,6 +188,8 @@ public:
 	void release_slot(PeerMailbox &peer, uint32_t slot);
 	// Tells peer that we wait for a slot.
 	void nudge(PeerMailbox &peer);
+	// Rings peer's request doorbell.
+	static void ring_owner(const PeerMailbox &peer);
 
 private:
 	friend class Ep;

@@ -38,9 +38,17 @@ std::shared_ptr<PeerMailbox> Iface::attach_peer(const ProcessId &owner, int fd,
 					: "");
 		return nullptr;
 	}
+	// Rung for every transfer it sleeps through: a connected line.
+	(void)peer->bell.connect(owner.pid, nonce, Bell::Request);
 	peers_.emplace(nonce, peer);
 	*status = UCS_OK;
 	return peer;
+}
+
+void Iface::ring_owner(const PeerMailbox &peer)
+{
+	if (!peer.bell.connected() || !peer.bell.ring())
+		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
 }
 
 void Iface::release_peer(uint64_t nonce)
@@ -74,7 +82,7 @@ void Iface::nudge(PeerMailbox &peer)
 	uint64_t now = ucs_get_time();
 	if (now - peer.last_full_ring > ucs_time_from_msec(50)) {
 		peer.last_full_ring = now;
-		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+		ring_owner(peer);
 	}
 }
 
@@ -100,7 +108,7 @@ void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
 	op->parts++;
 	s.state.store(kSlotPosted, std::memory_order_release);
 	if (!peer.mb.owner_awake())
-		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+		ring_owner(peer);
 }
 
 void Iface::announce(PeerMailbox &peer, uint64_t len)
@@ -112,7 +120,7 @@ void Iface::announce(PeerMailbox &peer, uint64_t len)
 	// owner a second wake-up for one piece.
 	constexpr uint64_t kAnnounceMin = 64 << 10;
 	if (len >= kAnnounceMin && peer.mb.linger_ns() > 0 && !peer.mb.owner_awake())
-		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+		ring_owner(peer);
 }
 
 uint64_t Iface::piece_size(const Op &op, const PeerMailbox &peer)

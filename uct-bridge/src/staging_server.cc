@@ -185,8 +185,7 @@ unsigned StagingServer::serve_locked()
 				seen = reqs[j].ring && reqs[j].initiator_pid == reqs[i].initiator_pid &&
 				       reqs[j].initiator_nonce == reqs[i].initiator_nonce;
 			if (reqs[i].ring && !seen)
-				Doorbell::ring(reqs[i].initiator_pid, reqs[i].initiator_nonce,
-					       Bell::Completion);
+				ring_initiator(reqs[i].initiator_pid, reqs[i].initiator_nonce);
 		}
 		served_.fetch_add(reqs.size(), std::memory_order_relaxed);
 	}
@@ -229,6 +228,25 @@ int StagingServer::plan(Request &r, std::map<int, std::vector<DmaCopy>> *copies,
 	(*engines)[dev] = dd;
 	r.dev = dev;
 	return 0;
+}
+
+void StagingServer::ring_initiator(uint32_t pid, uint64_t nonce)
+{
+	// Initiators come and go: the lines are few, and forgotten all at
+	// once when there are too many.
+	constexpr size_t kMaxLines = 64;
+	const auto who = std::make_pair(pid, nonce);
+	auto it = lines_.find(who);
+	if (it == lines_.end()) {
+		BellLine line;
+		if (line.connect(pid, nonce, Bell::Completion) < 0)
+			return;  // nobody listens: nobody to wake
+		if (lines_.size() >= kMaxLines)
+			lines_.clear();
+		it = lines_.emplace(who, std::move(line)).first;
+	}
+	if (!it->second.ring())
+		lines_.erase(it);
 }
 
 void StagingServer::free_abandoned()

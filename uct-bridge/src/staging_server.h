@@ -67,6 +67,9 @@ private:
 	// Whether some slot is claimed (being filled).
 	bool any_claimed() const;
 	void free_abandoned();
+	// Rings an initiator's completion doorbell, through a line kept for
+	// it (the (pid, nonce) pair names one interface of one process).
+	void ring_initiator(uint32_t pid, uint64_t nonce);
 
 	std::mutex mu_;
 	Mailbox mb_;
@@ -80,6 +83,7 @@ private:
 	std::vector<Request> reqs_;
 	std::map<int, std::vector<DmaCopy>> copies_;
 	std::map<int, DeviceDma *> engines_;
+	std::map<std::pair<uint32_t, uint64_t>, BellLine> lines_;
 	std::atomic<uint64_t> served_{0};
 };
 

@@ -19,9 +19,11 @@
 // and the latency of one 8-byte put.  The paths take turns, transfer by
 // transfer, and each transfer is timed alone: the fastest of a path's
 // transfers is its cost with the least disturbance from whatever else the
-// host runs (a shared host makes QEMU's timing noisy), the median says how
-// typical that is.  Timing is printed, never asserted.  Every path's data
-// is checked once per size.
+// host runs (a shared host makes QEMU's timing noisy).  All sizes are
+// measured --runs times over; the table gives the median over the runs,
+// and the ratios between paths, taken within each run, with their spread
+// (single runs scatter by about 5% under TCG).  Timing is printed, never
+// asserted.  Every path's data is checked once per size.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -51,6 +53,7 @@ namespace {
 struct Options {
 	std::vector<uint64_t> sizes{8, 4096, 65536, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
 	double scale = 1;  // times the default number of transfers per size
+	int runs = 3;      // every size measured this many times over
 	bool latency_only = false;
 	std::string json;
 };
@@ -142,16 +145,30 @@ void usage(FILE *f)
 		"  --sizes LIST       bytes, K/M suffixes (default 8,4K,64K,1M,4M,16M,64M)\n"
 		"  --scale X          X times the default number of transfers per size\n"
 		"                     (default 1: 2000 small .. 5 at 64 MiB per path)\n"
+		"  --runs N           measure every size N times over (default 3); the\n"
+		"                     table gives medians, ratios with their spread\n"
 		"  --latency-only     only the 8-byte latency (for valgrind --tool=callgrind)\n"
 		"  --json FILE        also write the results as JSON\n"
 		"  -h, --help         this text\n");
 }
 
+// One size in one run: seconds per transfer of each path.
 struct Row {
 	uint64_t size;
 	int reps;
-	Stat chan, bridge, staged, demo;  // seconds per transfer
+	Stat chan, bridge, staged, demo;
 };
+
+// A figure over the runs: median, lowest, highest.
+struct Spread {
+	double med, lo, hi;
+};
+Spread spread(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	const size_t n = v.size();
+	return Spread{n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.front(), v.back()};
+}
 
 [[noreturn]] void fail(const char *what)
 {
@@ -190,6 +207,12 @@ int main(int argc, char **argv)
 			opt.scale = atof(value());
 			if (!(opt.scale > 0)) {
 				fprintf(stderr, "uct_bench: bad --scale\n");
+				return 2;
+			}
+		} else if (a == "--runs") {
+			opt.runs = atoi(value());
+			if (opt.runs < 1) {
+				fprintf(stderr, "uct_bench: bad --runs\n");
 				return 2;
 			}
 		} else if (a == "--latency-only") {
@@ -399,26 +422,61 @@ int main(int argc, char **argv)
 		verify("demo staged path", s);
 	}
 
-	// The paths take turns, one transfer each, in a rotating order.
-	std::vector<Row> rows;
-	for (uint64_t s : opt.sizes) {
-		if (opt.latency_only)
-			break;
-		const int reps = reps_for(s, opt.scale);
-		fprintf(stderr, "uct_bench: %s, %d transfers per path\n", human(s).c_str(), reps);
-		std::vector<double> t[4];
-		const std::function<bool()> fs[4] = {
-			[&] { return chan(s); }, [&] { return put(ich, ep_ch, s); },
-			[&] { return put(ist, ep_st, s); }, [&] { return demo(s); }};
-		{
-			DemoServing serving(b, link, dst_id);
-			for (int i = 0; i < reps; i++)
-				for (int k = 0; k < 4; k++) {
-					int p = (i + k) % 4;
-					t[p].push_back(timed(fs[p]));
-				}
+	// The paths take turns, one transfer each, in a rotating order; the
+	// whole set of sizes is measured opt.runs times, a ratio taken within
+	// each run.
+	std::vector<std::vector<Row>> runs;
+	for (int run = 0; run < opt.runs && !opt.latency_only; run++) {
+		std::vector<Row> rows;
+		for (uint64_t s : opt.sizes) {
+			const int reps = reps_for(s, opt.scale);
+			fprintf(stderr, "uct_bench: run %d of %d, %s, %d transfers per path\n",
+				run + 1, opt.runs, human(s).c_str(), reps);
+			std::vector<double> t[4];
+			const std::function<bool()> fs[4] = {
+				[&] { return chan(s); }, [&] { return put(ich, ep_ch, s); },
+				[&] { return put(ist, ep_st, s); }, [&] { return demo(s); }};
+			{
+				DemoServing serving(b, link, dst_id);
+				for (int i = 0; i < reps; i++)
+					for (int k = 0; k < 4; k++) {
+						int p = (i + k) % 4;
+						t[p].push_back(timed(fs[p]));
+					}
+			}
+			rows.push_back(Row{s, reps, summarize(t[0]), summarize(t[1]),
+					   summarize(t[2]), summarize(t[3])});
 		}
-		rows.push_back(Row{s, reps, summarize(t[0]), summarize(t[1]), summarize(t[2]), summarize(t[3])});
+		runs.push_back(rows);
+	}
+
+	// Per size: each path's MB/s (its fastest transfer, the median over
+	// the runs) and the ratios between paths (taken in each run).
+	struct Summary {
+		uint64_t size;
+		int reps;
+		double chan, bridge, staged, demo;  // MB/s
+		Spread br_ch, st_demo, br_st;
+	};
+	std::vector<Summary> sums;
+	for (size_t k = 0; k < opt.sizes.size() && !runs.empty(); k++) {
+		auto over = [&](auto f) {
+			std::vector<double> v;
+			for (auto &rows : runs)
+				v.push_back(f(rows[k]));
+			return spread(v);
+		};
+		const uint64_t size = opt.sizes[k];
+		auto mbs = [&](double t) { return size / t / 1e6; };
+		sums.push_back(Summary{
+			size, runs[0][k].reps,
+			over([&](const Row &r) { return mbs(r.chan.best); }).med,
+			over([&](const Row &r) { return mbs(r.bridge.best); }).med,
+			over([&](const Row &r) { return mbs(r.staged.best); }).med,
+			over([&](const Row &r) { return mbs(r.demo.best); }).med,
+			over([](const Row &r) { return r.chan.best / r.bridge.best; }),
+			over([](const Row &r) { return r.demo.best / r.staged.best; }),
+			over([](const Row &r) { return r.staged.best / r.bridge.best; })});
 	}
 
 	// 8-byte latency: the raw copy, put_zcopy and put_short of the channel
@@ -437,20 +495,23 @@ int main(int argc, char **argv)
 		}
 	const Stat lat_chan = summarize(lt[0]), lat_zcopy = summarize(lt[1]), lat_short = summarize(lt[2]);
 
-	printf("\nDevice buffer of process A (device 0) into process B's (device 1), MB/s\n");
-	printf("of the fastest transfer per path (median in parentheses):\n\n");
-	printf("  %8s %17s %17s %6s %15s %15s %7s %7s\n", "size", "chan", "bridge",
-	       "br/ch", "staged", "demo", "st/demo", "br/st");
-	for (auto &r : rows) {
-		auto mbs = [&](double t) { return r.size / t / 1e6; };
-		printf("  %8s %8.1f (%6.1f) %8.1f (%6.1f) %6.3f %7.1f (%5.1f) %7.1f (%5.1f) %7.3f "
-		       "%6.1fx\n",
-		       human(r.size).c_str(), mbs(r.chan.best), mbs(r.chan.median),
-		       mbs(r.bridge.best), mbs(r.bridge.median), r.chan.best / r.bridge.best,
-		       mbs(r.staged.best), mbs(r.staged.median), mbs(r.demo.best),
-		       mbs(r.demo.median), r.demo.best / r.staged.best,
-		       r.staged.best / r.bridge.best);
-	}
+	printf("\nDevice buffer of process A (device 0) into process B's (device 1): MB/s\n");
+	printf("of each path's fastest transfer, median of %d runs; ratios taken within\n",
+	       opt.runs);
+	printf("each run, median [lowest-highest]:\n\n");
+	printf("  %8s %8s %8s %8s %8s  %-19s %-19s %s\n", "size", "chan", "bridge", "staged",
+	       "demo", "br/ch", "st/demo", "br/st");
+	auto cell = [](const Spread &x, const char *fmt) {
+		char b[48];
+		snprintf(b, sizeof(b), fmt, x.med, x.lo, x.hi);
+		return std::string(b);
+	};
+	for (auto &r : sums)
+		printf("  %8s %8.1f %8.1f %8.1f %8.1f  %-19s %-19s %s\n", human(r.size).c_str(),
+		       r.chan, r.bridge, r.staged, r.demo,
+		       cell(r.br_ch, "%.3f [%.2f-%.2f]").c_str(),
+		       cell(r.st_demo, "%.3f [%.2f-%.2f]").c_str(),
+		       cell(r.br_st, "%.1fx [%.1f-%.1f]").c_str());
 	printf("\n  chan    hlthunk_ipc_channel_copy (the raw channel copy)\n");
 	printf("  bridge  uct_ep_put_zcopy, channel path, each transfer completed\n");
 	printf("  staged  uct_ep_put_zcopy, staged path (DMA via pinned staging slots)\n");
@@ -476,25 +537,27 @@ int main(int argc, char **argv)
 		auto us = [](const Stat &x) { return std::make_pair(x.best * 1e6, x.median * 1e6); };
 		fprintf(f, "{\n  \"latency_8b_us\": {\"chan\": [%.3f, %.3f], "
 			   "\"bridge_put_zcopy\": [%.3f, %.3f], \"bridge_put_short\": [%.3f, %.3f]},\n"
-			   "  \"note\": \"[fastest, median]; MB/s of the fastest transfer\",\n"
+			   "  \"note\": \"latency [fastest, median]; MB/s of each path's fastest "
+			   "transfer, median over the runs; ratios within each run, over the runs\",\n"
 			   "  \"sizes\": [\n",
 			us(lat_chan).first, us(lat_chan).second, us(lat_zcopy).first,
 			us(lat_zcopy).second, us(lat_short).first, us(lat_short).second);
-		for (size_t i = 0; i < rows.size(); i++) {
-			auto &r = rows[i];
-			auto mbs = [&](double t) { return r.size / t / 1e6; };
+		auto js = [](const Spread &x) {
+			char b[96];
+			snprintf(b, sizeof(b), "{\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}",
+				 x.med, x.lo, x.hi);
+			return std::string(b);
+		};
+		for (size_t i = 0; i < sums.size(); i++) {
+			auto &r = sums[i];
 			fprintf(f,
-				"    {\"size\": %" PRIu64 ", \"transfers\": %d, \"chan_mbs\": %.2f, "
-				"\"bridge_mbs\": %.2f, \"staged_mbs\": %.2f, \"demo_mbs\": %.2f, "
-				"\"chan_median_mbs\": %.2f, \"bridge_median_mbs\": %.2f, "
-				"\"staged_median_mbs\": %.2f, \"demo_median_mbs\": %.2f, "
-				"\"bridge_over_chan\": %.4f, \"staged_over_demo\": %.4f, "
-				"\"bridge_over_staged\": %.4f}%s\n",
-				r.size, r.reps, mbs(r.chan.best), mbs(r.bridge.best), mbs(r.staged.best),
-				mbs(r.demo.best), mbs(r.chan.median), mbs(r.bridge.median),
-				mbs(r.staged.median), mbs(r.demo.median), r.chan.best / r.bridge.best,
-				r.demo.best / r.staged.best, r.staged.best / r.bridge.best,
-				i + 1 < rows.size() ? "," : "");
+				"    {\"size\": %" PRIu64 ", \"transfers\": %d, \"runs\": %d, "
+				"\"chan_mbs\": %.2f, \"bridge_mbs\": %.2f, \"staged_mbs\": %.2f, "
+				"\"demo_mbs\": %.2f,\n     \"bridge_over_chan\": %s,\n"
+				"     \"staged_over_demo\": %s,\n     \"bridge_over_staged\": %s}%s\n",
+				r.size, r.reps, opt.runs, r.chan, r.bridge, r.staged, r.demo,
+				js(r.br_ch).c_str(), js(r.st_demo).c_str(), js(r.br_st).c_str(),
+				i + 1 < sums.size() ? "," : "");
 		}
 		fprintf(f, "  ]\n}\n");
 		fclose(f);
