@@ -24,7 +24,7 @@ enum MsgType : uint32_t {
 		     // destination; the reply is followed by a UcxInfo
 	kPing,       // B answers at once: one hand-over and nothing else
 	kTimeH2D,    // a: size, b: count: B's DMA host -> device, count times;
-		     // the reply's status is the microseconds they took
+		     // the reply's status is the median nanoseconds of one
 	kPieceH2D,   // a: length, b: offset in the staging buffer, c: offset
 		     // in B's destination: one piece of a pipelined transfer
 };

@@ -180,13 +180,21 @@ int serve(Side &b, PeerLink &link, int sock)
 			reply(link, 0);
 			break;
 		case kTimeH2D: {
-			auto t0 = std::chrono::steady_clock::now();
-			for (uint64_t i = 0; i < m.b && rc == 0; i++)
+			std::vector<int64_t> ns;
+			for (uint64_t i = 0; i < m.b && rc == 0; i++) {
+				auto t0 = std::chrono::steady_clock::now();
 				rc = b.dma.copy(b.dst.va(), b.host_va, m.a);
-			auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-					  std::chrono::steady_clock::now() - t0)
-					  .count();
-			reply(link, rc < 0 ? rc : static_cast<int32_t>(std::min<int64_t>(us, INT32_MAX)));
+				ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
+						     std::chrono::steady_clock::now() - t0)
+						     .count());
+			}
+			if (rc == 0 && ns.empty())
+				rc = -EINVAL;
+			if (rc == 0) {
+				std::sort(ns.begin(), ns.end());
+				rc = static_cast<int32_t>(std::min<int64_t>(ns[ns.size() / 2], INT32_MAX));
+			}
+			reply(link, rc);
 			break;
 		}
 		case kCopyBack:
