@@ -167,8 +167,7 @@ public:
 	ucs_status_t post_staged(Op *op);
 	static uint64_t piece_size(const Op &op, const PeerMailbox &peer);
 	// DMA copies collected to run together: one command submission per
-	// device.
-	// Copies for the DMA engines of local devices, one submission each.
+	// local device.
 	struct DmaPlan {
 		struct Engine {
 			DeviceDma *dma;

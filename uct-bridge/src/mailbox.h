@@ -23,10 +23,10 @@
 // so woken says so in `owner_awake` while it serves and then spins: while
 // slots are claimed, for up to `linger_ns` after it last served one, else
 // for a short spin time of its own; a peer that sees it awake does not
-// ring.  The owner clears the flag and
-// then looks for posted slots once more, a peer posts and then reads the
-// flag, both with full fences between: at least one of them sees the
-// other's store, so no post is left unserved.
+// ring.  The owner clears the flag and then looks for posted slots once
+// more, a peer posts and then reads the flag, both with full fences
+// between: at least one of them sees the other's store, so no post is
+// left unserved.
 //
 // Waking the peer: an initiator that is about to sleep until a piece is
 // done (its interface armed) says so in the piece's slot (`ring`); the
