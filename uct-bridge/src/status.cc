@@ -86,6 +86,11 @@ const char *staged_message(int err)
 		return "a DMA transfer did not finish within UCX_GAUDI_IPC_DMA_TIMEOUT";
 	case EIO:
 		return "the device aborted a DMA transfer";
+	case ENOMEM:
+		return "out of memory, or the staging memory could not be pinned for "
+		       "the device: it counts against RLIMIT_MEMLOCK (ulimit -l) of both "
+		       "processes; raise that, or lower UCX_GAUDI_IPC_STAGING_SLOTS x "
+		       "STAGING_SIZE on the peer";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}

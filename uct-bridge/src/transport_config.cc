@@ -79,9 +79,11 @@ ucs_config_field_t iface_config_table[] = {
 	 "emulated devices (Documentation/uct-bridge.md); tune it on hardware.",
 	 ucs_offsetof(IfaceConfig, staging_size), UCS_CONFIG_TYPE_MEMUNITS},
 
-	{"STAGING_SLOTS", "16",
+	{"STAGING_SLOTS", "8",
 	 "Staged path: slots this interface offers peers; pieces of transfers\n"
-	 "towards it that are in flight at once (memory: SLOTS x SIZE).",
+	 "towards it that are in flight at once (memory: SLOTS x SIZE, pinned in\n"
+	 "this process and in each peer that puts or gets through it, so it\n"
+	 "counts against both processes' RLIMIT_MEMLOCK).",
 	 ucs_offsetof(IfaceConfig, staging_slots), UCS_CONFIG_TYPE_UINT},
 
 	{"STAGING_DEPTH", "2",
