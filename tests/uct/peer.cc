@@ -3,9 +3,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,7 +28,22 @@ namespace uct_test {
 
 namespace {
 char peer_program[4096] = "/proc/self/exe";
+
+// Before exec: the program it runs gets no CAP_IPC_LOCK (root's programs
+// take their capabilities from the bounding and inheritable sets) and
+// pins within `bytes`.
+bool limit_pinning(uint64_t bytes)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	if (prctl(PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0) || syscall(SYS_capget, &h, d))
+		return false;
+	for (auto &x : d)
+		x.inheritable &= ~(1u << CAP_IPC_LOCK);
+	struct rlimit r = {bytes, bytes};
+	return syscall(SYS_capset, &h, d) == 0 && setrlimit(RLIMIT_MEMLOCK, &r) == 0;
 }
+}  // namespace
 
 void set_peer_program(const char *path)
 {
@@ -33,7 +52,7 @@ void set_peer_program(const char *path)
 		snprintf(peer_program, sizeof(peer_program), "%s", buf);
 }
 
-Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env)
+Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env, uint64_t memlock)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -46,6 +65,8 @@ Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env)
 			putenv(strdup(e.c_str()));
 		if (as_nobody && (setgid(65534) || setuid(65534)))
 			_exit(120);
+		if (memlock && !limit_pinning(memlock))
+			_exit(122);
 		char fd[16], d[16];
 		snprintf(fd, sizeof(fd), "%d", sv[1]);
 		snprintf(d, sizeof(d), "%d", dev);

@@ -55,9 +55,11 @@ class Peer {
 public:
 	// Starts a peer owning device index dev; `as_nobody` runs it as user
 	// nobody (no device then: host memory only); env entries are added
-	// to its environment.
+	// to its environment.  A non-zero `memlock` runs it without
+	// CAP_IPC_LOCK within that RLIMIT_MEMLOCK, as an unprivileged user's
+	// process: what it pins for its device counts against it.
 	Peer(int dev, bool as_nobody = false,
-	     const std::vector<std::string> &env = {});
+	     const std::vector<std::string> &env = {}, uint64_t memlock = 0);
 	~Peer();
 	Peer(const Peer &) = delete;
 	Peer &operator=(const Peer &) = delete;

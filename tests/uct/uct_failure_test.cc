@@ -514,6 +514,76 @@ TEST_F(Bridge, KilledInitiatorGivesItsSlotsBack)
 	EXPECT_EQ(check(local.cpu(), 1 << 20, 44, 0), -1);
 }
 
+// Staging memory a device cannot pin, because the process that maps it
+// runs without CAP_IPC_LOCK within a small RLIMIT_MEMLOCK: a transfer
+// that needs it fails with NO_MEMORY, on the initiator's side and on the
+// owner's, nothing is written, and what needs no pinning (host memory at
+// that end) still goes through the same interfaces and slots.
+TEST_F(Bridge, StagingBeyondMemlock)
+{
+	// Two slots of 512 KiB at each end: a slot the failed transfers kept
+	// would stall the ones after them.
+	constexpr uint64_t kLen = 1 << 20, kMemlock = 512 << 10;
+	Iface target({{"CHANNELS", "n"}, {"STAGING_SLOTS", "2"}, {"STAGING_SIZE", "512k"}});
+	ASSERT_EQ(target.open_status(), UCS_OK);
+	Peer low(kSparePeerDevice, false,
+		 {"UCX_GAUDI_IPC_CHANNELS=n", "UCX_GAUDI_IPC_STAGING_SLOTS=2",
+		  "UCX_GAUDI_IPC_STAGING_SIZE=512k"},
+		 kMemlock);
+	ASSERT_TRUE(low.ok());
+
+	// The initiator's side: the peer's device memory into our host memory
+	// through our staging memory, which the peer cannot pin.
+	Buffer host(Buffer::Host, kLen);
+	Registration host_reg(host.addr(), host.size());
+	ASSERT_EQ(host_reg.status(), UCS_OK);
+	memset(host.cpu(), 0, kLen);
+	ASSERT_EQ(low.call(kConnect, 0, 0, 0, 0, 0, target.address()).status, 0);
+	PeerMsg dev_mem = low.call(kAlloc, 1, kLen);
+	ASSERT_EQ(dev_mem.status, 0);
+	ASSERT_EQ(low.call(kFill, dev_mem.a, 46, 0, kLen, 0).status, 0);
+	PeerMsg x = low.call(kXfer, 0, dev_mem.a, 0, kLen, host.addr(), host_reg.packed());
+	EXPECT_EQ(x.status, UCS_ERR_NO_MEMORY) << ucs_status_string((ucs_status_t)x.status);
+	EXPECT_EQ(check_zero(host.cpu(), kLen), -1);
+	PeerMsg host_mem = low.call(kAlloc, 0, kLen);
+	ASSERT_EQ(host_mem.status, 0);
+	ASSERT_EQ(low.call(kFill, host_mem.a, 47, 0, kLen, 0).status, 0);
+	x = low.call(kXfer, 0, host_mem.a, 0, kLen, host.addr(), host_reg.packed());
+	EXPECT_EQ(x.status, UCS_OK) << ucs_status_string((ucs_status_t)x.status);
+	EXPECT_EQ(check(host.cpu(), kLen, 47, 0), -1);
+
+	// The owner's side: our device memory into the peer's device memory
+	// through the peer's staging memory, which its own device cannot pin.
+	uct_ep_h ep;
+	ASSERT_EQ(target.connect(low.address(), &ep), UCS_OK);
+	Buffer dev(Buffer::Device, kLen, env().dev());
+	Registration dev_reg(dev.addr(), dev.size());
+	ASSERT_EQ(dev_reg.status(), UCS_OK);
+	fill(dev.cpu(), kLen, 48, 0);
+	ASSERT_EQ(low.call(kZero, dev_mem.a).status, 0);
+	PeerMsg g = low.call(kReg, dev_mem.a, 0, 0, kLen);
+	ASSERT_EQ(g.status, 0);
+	{
+		RemoteKey rk(Bytes(g.blob, g.blob + g.blob_len));
+		ASSERT_EQ(rk.status(), UCS_OK);
+		EXPECT_EQ(zcopy(target, ep, false, dev, 0, dev_reg.memh(), dev_mem.b, rk.rkey(),
+				kLen),
+			  UCS_ERR_NO_MEMORY);
+		EXPECT_EQ(low.call(kCheckZero, dev_mem.a, 0, 0, kLen).a, 0u);
+	}
+	g = low.call(kReg, host_mem.a, 0, 0, kLen);
+	ASSERT_EQ(g.status, 0);
+	{
+		RemoteKey rk(Bytes(g.blob, g.blob + g.blob_len));
+		ASSERT_EQ(rk.status(), UCS_OK);
+		EXPECT_EQ(zcopy(target, ep, false, dev, 0, dev_reg.memh(), host_mem.b, rk.rkey(),
+				kLen),
+			  UCS_OK);
+		EXPECT_EQ(low.call(kCheck, host_mem.a, 48, 0, kLen, 0).a, 0u);
+	}
+	uct_ep_destroy(ep);
+}
+
 // Without habanalabs_ipc (run with --gtest_filter=NoModule.*): channels
 // cannot be required, and everything goes through the staged path.
 TEST(NoModule, StagedPathCarriesEverything)
