@@ -561,26 +561,19 @@ TEST_F(Bridge, StagingBeyondMemlock)
 	ASSERT_EQ(dev_reg.status(), UCS_OK);
 	fill(dev.cpu(), kLen, 48, 0);
 	ASSERT_EQ(low.call(kZero, dev_mem.a).status, 0);
-	PeerMsg g = low.call(kReg, dev_mem.a, 0, 0, kLen);
-	ASSERT_EQ(g.status, 0);
-	{
+	auto put_to = [&](const PeerMsg &mem) {
+		PeerMsg g = low.call(kReg, mem.a, 0, 0, kLen);
+		if (g.status)
+			return UCS_ERR_IO_ERROR;
 		RemoteKey rk(Bytes(g.blob, g.blob + g.blob_len));
-		ASSERT_EQ(rk.status(), UCS_OK);
-		EXPECT_EQ(zcopy(target, ep, false, dev, 0, dev_reg.memh(), dev_mem.b, rk.rkey(),
-				kLen),
-			  UCS_ERR_NO_MEMORY);
-		EXPECT_EQ(low.call(kCheckZero, dev_mem.a, 0, 0, kLen).a, 0u);
-	}
-	g = low.call(kReg, host_mem.a, 0, 0, kLen);
-	ASSERT_EQ(g.status, 0);
-	{
-		RemoteKey rk(Bytes(g.blob, g.blob + g.blob_len));
-		ASSERT_EQ(rk.status(), UCS_OK);
-		EXPECT_EQ(zcopy(target, ep, false, dev, 0, dev_reg.memh(), host_mem.b, rk.rkey(),
-				kLen),
-			  UCS_OK);
-		EXPECT_EQ(low.call(kCheck, host_mem.a, 48, 0, kLen, 0).a, 0u);
-	}
+		if (rk.status() != UCS_OK)
+			return rk.status();
+		return zcopy(target, ep, false, dev, 0, dev_reg.memh(), mem.b, rk.rkey(), kLen);
+	};
+	EXPECT_EQ(put_to(dev_mem), UCS_ERR_NO_MEMORY);
+	EXPECT_EQ(low.call(kCheckZero, dev_mem.a, 0, 0, kLen).a, 0u);
+	EXPECT_EQ(put_to(host_mem), UCS_OK);
+	EXPECT_EQ(low.call(kCheck, host_mem.a, 48, 0, kLen, 0).a, 0u);
 	uct_ep_destroy(ep);
 }
 

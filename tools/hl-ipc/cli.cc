@@ -94,29 +94,4 @@ int usage_error(const char *command, const std::string &message)
 	return kExitUsage;
 }
 
-bool parse_size(const std::string &s, uint64_t *out)
-{
-	if (s.empty() || s[0] < '0' || s[0] > '9')
-		return false;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(s.c_str(), &end, 10);
-	if (errno)
-		return false;
-	int shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end == 'i' && shift)
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || (shift && v > (~0ull >> shift)))
-		return false;
-	*out = v << shift;
-	return true;
-}
-
 }  // namespace hlipc

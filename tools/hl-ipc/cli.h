@@ -45,7 +45,4 @@ private:
 // kExitUsage.
 int usage_error(const char *command, const std::string &message);
 
-// Parses a byte count with an optional K, M or G suffix (powers of 1024).
-bool parse_size(const std::string &s, uint64_t *out);
-
 }  // namespace hlipc

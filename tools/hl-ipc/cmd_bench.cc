@@ -10,6 +10,7 @@
 #include "bench_report.h"
 #include "cli.h"
 #include "commands.h"
+#include "size_list.h"
 
 namespace hlipc {
 
@@ -45,26 +46,6 @@ void usage(FILE *f)
 		"\n"
 		"exit status: 0 done, 1 failed (the message says why), 2 bad command\n"
 		"line.\n");
-}
-
-bool parse_sizes(const std::string &list, std::vector<uint64_t> *out)
-{
-	out->clear();
-	size_t pos = 0;
-	while (pos <= list.size()) {
-		size_t comma = list.find(',', pos);
-		std::string item = list.substr(pos, comma == std::string::npos
-							    ? std::string::npos
-							    : comma - pos);
-		uint64_t v;
-		if (!parse_size(item, &v) || v == 0 || v > kMaxSize)
-			return false;
-		out->push_back(v);
-		if (comma == std::string::npos)
-			break;
-		pos = comma + 1;
-	}
-	return !out->empty();
 }
 
 class ProgressBar {
@@ -138,7 +119,7 @@ int bench_main(int argc, char **argv)
 
 	BenchConfig cfg;
 	cfg.sizes = {8, 4096, 65536, 1 << 20, 16 << 20, 64 << 20};
-	if (!sizes_arg.empty() && !parse_sizes(sizes_arg, &cfg.sizes))
+	if (!sizes_arg.empty() && !parse_size_list(sizes_arg, kMaxSize, &cfg.sizes))
 		return usage_error("bench", "bad --sizes '" + sizes_arg +
 						    "': sizes from 1 to 1G, e.g. 8,4K,1M");
 	if (!time_arg.empty()) {

@@ -34,6 +34,7 @@
 #include "peer_msg.h"
 #include "peer_pair.h"
 #include "peer_side.h"
+#include "size_list.h"
 #include "staged_transfer.h"
 
 namespace hlipc {
@@ -51,18 +52,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
 		.count();
 }
 
-std::string human_size(uint64_t s)
-{
-	char buf[32];
-	if (s >= (1 << 20) && s % (1 << 20) == 0)
-		snprintf(buf, sizeof(buf), "%" PRIu64 " MiB", s >> 20);
-	else if (s >= 1024 && s % 1024 == 0)
-		snprintf(buf, sizeof(buf), "%" PRIu64 " KiB", s >> 10);
-	else
-		snprintf(buf, sizeof(buf), "%" PRIu64 " B", s);
-	return buf;
-}
-
 struct Row {
 	uint64_t size;
 	int reps;
@@ -78,7 +67,7 @@ void check(const Side &a, const char *what, int32_t status, uint64_t size)
 		die(a, what, status);
 	if (status > 0) {
 		fprintf(stderr, "hl-ipc demo: %s: byte %d of %s is wrong\n", what,
-			status - 1, human_size(size).c_str());
+			status - 1, size_label(size).c_str());
 		_exit(1);
 	}
 }
@@ -211,7 +200,7 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	auto mbs = [](uint64_t size, double s) { return size / s / 1e6; };
 	for (auto &r : rows) {
 		double ch = mbs(r.size, r.channel_s), st = mbs(r.size, r.staged_s);
-		printf("  %8s  %9.1f MB/s  %9.1f MB/s  %5.2fx", human_size(r.size).c_str(), ch,
+		printf("  %8s  %9.1f MB/s  %9.1f MB/s  %5.2fx", size_label(r.size).c_str(), ch,
 		       st, ch / st);
 		if (ucx) {
 			double u = mbs(r.size, r.ucx_s), us = mbs(r.size, r.ucx_staged_s);
@@ -224,7 +213,7 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	printf("own buffer back through its channel.  MB/s of the median transfer;\n");
 	printf("transfers per path:");
 	for (size_t i = 0; i < rows.size(); i++)
-		printf("%s %d at %s", i ? "," : "", rows[i].reps, human_size(rows[i].size).c_str());
+		printf("%s %d at %s", i ? "," : "", rows[i].reps, size_label(rows[i].size).c_str());
 	printf(".\n");
 	printf("ch/st = channel bandwidth / staged DMA bandwidth (above 1: the channel\n");
 	printf("is faster).\n");
@@ -241,7 +230,7 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	       "hand-over", "B's DMA", "sum");
 	for (auto &r : rows)
 		printf("  %8s  %10.1f  %10.1f  %10.1f  %10.1f  %10.1f\n",
-		       human_size(r.size).c_str(), r.staged_s * 1e6, r.dma_a_s * 1e6,
+		       size_label(r.size).c_str(), r.staged_s * 1e6, r.dma_a_s * 1e6,
 		       r.handover_s * 1e6, r.dma_b_s * 1e6,
 		       (r.dma_a_s + r.handover_s + r.dma_b_s) * 1e6);
 	printf("\n");
@@ -313,30 +302,6 @@ void usage(FILE *f)
 		"  -h, --help    this text\n");
 }
 
-bool parse_sizes(const char *s, std::vector<uint64_t> *out)
-{
-	out->clear();
-	while (*s) {
-		char *end;
-		uint64_t v = strtoull(s, &end, 10);
-		if (end == s)
-			return false;
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-		if (!v || v % 4096 || v > (256ull << 20))
-			return false;
-		out->push_back(v);
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return false;
-		s = end;
-	}
-	return !out->empty();
-}
-
 }  // namespace
 
 int demo_main(int argc, char **argv)
@@ -358,7 +323,9 @@ int demo_main(int argc, char **argv)
 	}
 	if (!args.empty())
 		return usage_error("demo", "unexpected argument '" + args[0] + "'");
-	if (!sizes.empty() && !parse_sizes(sizes.c_str(), &opt.sizes))
+	if (!sizes.empty() &&
+	    (!parse_size_list(sizes, 256ull << 20, &opt.sizes) ||
+	     std::any_of(opt.sizes.begin(), opt.sizes.end(), [](uint64_t s) { return s % 4096; })))
 		return usage_error("demo", "bad --sizes '" + sizes +
 						   "': multiples of 4K up to 256M, e.g. 4K,1M");
 

@@ -43,6 +43,7 @@
 #include "hlthunk.h"
 #include "peer.h"
 #include "rkey_format.h"
+#include "size_list.h"
 #include "staged_transfer.h"
 #include "uct_env.h"
 
@@ -93,42 +94,6 @@ int reps_for(uint64_t size, double scale)
 	int n = size <= 4096 ? 2000 : size <= 65536 ? 400 : size <= (1 << 20) ? 60
 		: size <= (16 << 20) ? 15 : 5;
 	return std::max(3, static_cast<int>(n * scale));
-}
-
-std::string human(uint64_t s)
-{
-	char b[32];
-	if (s >= (1 << 20) && s % (1 << 20) == 0)
-		snprintf(b, sizeof(b), "%" PRIu64 " MiB", s >> 20);
-	else if (s >= 1024 && s % 1024 == 0)
-		snprintf(b, sizeof(b), "%" PRIu64 " KiB", s >> 10);
-	else
-		snprintf(b, sizeof(b), "%" PRIu64 " B", s);
-	return b;
-}
-
-bool parse_sizes(const char *s, std::vector<uint64_t> *out)
-{
-	out->clear();
-	while (*s) {
-		char *end;
-		uint64_t v = strtoull(s, &end, 10);
-		if (end == s)
-			return false;
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-		if (!v || v > (256ull << 20))
-			return false;
-		out->push_back(v);
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return false;
-		s = end;
-	}
-	return !out->empty();
 }
 
 void usage(FILE *f)
@@ -199,7 +164,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (a == "--sizes") {
-			if (!parse_sizes(value(), &opt.sizes)) {
+			if (!hlipc::parse_size_list(value(), 256ull << 20, &opt.sizes)) {
 				fprintf(stderr, "uct_bench: bad --sizes (e.g. 8,4K,1M)\n");
 				return 2;
 			}
@@ -239,7 +204,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "uct_bench: A pid %d, B pid %d, buffers of %s\n", (int)getpid(),
-		(int)b.pid(), human(buf_size).c_str());
+		(int)b.pid(), hlipc::size_label(buf_size).c_str());
 
 	// B's destination, registered through the transport; its remote key
 	// also carries the cookie the raw channel copy uses.
@@ -394,7 +359,7 @@ int main(int argc, char **argv)
 		PeerMsg c = b.call(kCheck, dst_id, 3, 0, len, 0);
 		if (c.status || c.a) {
 			fprintf(stderr, "uct_bench: %s of %s: byte %" PRIu64 " wrong in B\n", what,
-				human(len).c_str(), c.a - 1);
+				hlipc::size_label(len).c_str(), c.a - 1);
 			exit(1);
 		}
 		b.call(kZero, dst_id);
@@ -431,7 +396,7 @@ int main(int argc, char **argv)
 		for (uint64_t s : opt.sizes) {
 			const int reps = reps_for(s, opt.scale);
 			fprintf(stderr, "uct_bench: run %d of %d, %s, %d transfers per path\n",
-				run + 1, opt.runs, human(s).c_str(), reps);
+				run + 1, opt.runs, hlipc::size_label(s).c_str(), reps);
 			std::vector<double> t[4];
 			const std::function<bool()> fs[4] = {
 				[&] { return chan(s); }, [&] { return put(ich, ep_ch, s); },
@@ -507,7 +472,7 @@ int main(int argc, char **argv)
 		return std::string(b);
 	};
 	for (auto &r : sums)
-		printf("  %8s %8.1f %8.1f %8.1f %8.1f  %-19s %-19s %s\n", human(r.size).c_str(),
+		printf("  %8s %8.1f %8.1f %8.1f %8.1f  %-19s %-19s %s\n", hlipc::size_label(r.size).c_str(),
 		       r.chan, r.bridge, r.staged, r.demo,
 		       cell(r.br_ch, "%.3f [%.2f-%.2f]").c_str(),
 		       cell(r.st_demo, "%.3f [%.2f-%.2f]").c_str(),
