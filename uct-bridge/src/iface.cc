@@ -4,6 +4,7 @@
 #include "iface.h"
 
 #include <sys/epoll.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -104,8 +105,9 @@ ucs_status_t Iface::init(const uct_iface_params_t *)
 	if (channels_on_) {
 		// The bounce buffer of short and buffered copies: registered
 		// once, so those copies are one ioctl.
-		if (!bounce_.map(set_.bcopy_size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+		bounce_ = Mapping::map(set_.bcopy_size, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (!bounce_.valid())
 			return UCS_ERR_NO_MEMORY;
 		int rc = hlthunk_ipc_register_host(bounce_.bytes(), set_.bcopy_size,
 						   HLTHUNK_IPC_ACCESS_READ |

@@ -35,8 +35,8 @@ int Mailbox::create(uint32_t slots, uint64_t slot_size, uint64_t nonce,
 		return -errno;
 	if (ftruncate(fd.get(), static_cast<off_t>(total)) < 0)
 		return -errno;
-	Mapping map;
-	if (!map.map(total, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0))
+	Mapping map = Mapping::map(total, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+	if (!map.valid())
 		return -errno;
 	auto *h = reinterpret_cast<MailboxHeader *>(map.bytes());
 	h->version = kMailboxVersion;
@@ -73,9 +73,9 @@ int Mailbox::attach(const ProcessId &owner, int owner_fd, uint64_t nonce)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < sizeof(MailboxHeader))
 		return -EPROTO;
-	Mapping map;
-	if (!map.map(static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE,
-		     MAP_SHARED, fd.get(), 0))
+	Mapping map = Mapping::map(static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd.get(), 0);
+	if (!map.valid())
 		return -errno;
 	const auto *h = reinterpret_cast<const MailboxHeader *>(map.bytes());
 	if (h->magic != kMailboxMagic || h->version != kMailboxVersion ||

@@ -3,11 +3,11 @@
 // range.
 #pragma once
 
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstddef>
 #include <utility>
+
+#include "mapping.h"
 
 namespace gaudi_ipc {
 
@@ -40,51 +40,7 @@ private:
 	int fd_ = -1;
 };
 
-class Mapping {
-public:
-	Mapping() = default;
-	Mapping(Mapping &&o) noexcept
-		: p_(std::exchange(o.p_, nullptr)), len_(std::exchange(o.len_, 0))
-	{
-	}
-	Mapping &operator=(Mapping &&o) noexcept
-	{
-		if (this != &o) {
-			reset();
-			p_ = std::exchange(o.p_, nullptr);
-			len_ = std::exchange(o.len_, 0);
-		}
-		return *this;
-	}
-	Mapping(const Mapping &) = delete;
-	Mapping &operator=(const Mapping &) = delete;
-	~Mapping() { reset(); }
-
-	// mmap(2); false (errno set) on failure.
-	bool map(size_t len, int prot, int flags, int fd, off_t off)
-	{
-		reset();
-		void *p = ::mmap(nullptr, len, prot, flags, fd, off);
-		if (p == MAP_FAILED)
-			return false;
-		p_ = p;
-		len_ = len;
-		return true;
-	}
-	unsigned char *bytes() const { return static_cast<unsigned char *>(p_); }
-	size_t size() const { return len_; }
-	bool valid() const { return p_ != nullptr; }
-	void reset()
-	{
-		if (p_)
-			::munmap(p_, len_);
-		p_ = nullptr;
-		len_ = 0;
-	}
-
-private:
-	void *p_ = nullptr;
-	size_t len_ = 0;
-};
+// An mmap()ed range: the one hl-ipc's tools use.
+using hlipc::Mapping;
 
 }  // namespace gaudi_ipc
