@@ -297,8 +297,8 @@ void usage(FILE *f)
 		"options:\n"
 		"  --no-ucx      leave out the UCX rows (the same buffers moved by UCX's\n"
 		"                gaudi_ipc transport, when it is installed)\n"
-		"  --sizes LIST  transfer sizes in bytes, with optional K or M suffix\n"
-		"                (default 4K,64K,1M,8M); multiples of 4K\n"
+		"  --sizes LIST  transfer sizes in bytes, with optional K or M suffix:\n"
+		"                multiples of 4K up to 256M (default 4K,64K,1M,8M)\n"
 		"  -h, --help    this text\n");
 }
 
