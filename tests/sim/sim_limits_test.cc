@@ -6,13 +6,11 @@
 // ALLOC stops, and objects are complete before another thread of the
 // same open can see them.
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "no_ipc_lock.h"
 #include "sim_util.h"
 
 using namespace simtest;
@@ -48,22 +47,6 @@ protected:
 			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
 	}
 };
-
-// Drops CAP_IPC_LOCK from this process (a forked child): the pinned
-// memory limit then applies to it, as to an ordinary user.
-bool drop_ipc_lock()
-{
-	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d))
-		return false;
-	for (auto &x : d) {
-		x.effective &= ~(1u << CAP_IPC_LOCK);
-		x.permitted &= ~(1u << CAP_IPC_LOCK);
-		x.inheritable &= ~(1u << CAP_IPC_LOCK);
-	}
-	return syscall(SYS_capset, &h, d) == 0;
-}
 
 long vm_pinned_kb()
 {
@@ -179,7 +162,7 @@ TEST_F(SimLimits, PendingCsWorkIsBounded)
 TEST_F(SimLimits, UserptrPinsAreChargedToMemlock)
 {
 	ASSERT_TRUE(in_child([] {
-		CHILD_CHECK(drop_ipc_lock());
+		CHILD_CHECK(hltest::drop_ipc_lock());
 		struct rlimit r = {64 * 1024, 64 * 1024};
 		CHILD_CHECK(setrlimit(RLIMIT_MEMLOCK, &r) == 0);
 		Dev d(3);

@@ -3,13 +3,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +18,7 @@
 #include <memory>
 
 #include "hlthunk.h"
+#include "no_ipc_lock.h"
 #include "staged_transfer.h"
 #include "uct_env.h"
 
@@ -28,22 +26,7 @@ namespace uct_test {
 
 namespace {
 char peer_program[4096] = "/proc/self/exe";
-
-// Before exec: the program it runs gets no CAP_IPC_LOCK (root's programs
-// take their capabilities from the bounding and inheritable sets) and
-// pins within `bytes`.
-bool limit_pinning(uint64_t bytes)
-{
-	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct d[2];
-	if (prctl(PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0) || syscall(SYS_capget, &h, d))
-		return false;
-	for (auto &x : d)
-		x.inheritable &= ~(1u << CAP_IPC_LOCK);
-	struct rlimit r = {bytes, bytes};
-	return syscall(SYS_capset, &h, d) == 0 && setrlimit(RLIMIT_MEMLOCK, &r) == 0;
 }
-}  // namespace
 
 void set_peer_program(const char *path)
 {
@@ -65,7 +48,10 @@ Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env, uint64_
 			putenv(strdup(e.c_str()));
 		if (as_nobody && (setgid(65534) || setuid(65534)))
 			_exit(120);
-		if (memlock && !limit_pinning(memlock))
+		// What the program pins counts against memlock (root's
+		// programs would get CAP_IPC_LOCK back at exec otherwise).
+		struct rlimit lim = {memlock, memlock};
+		if (memlock && (!hltest::drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim)))
 			_exit(122);
 		char fd[16], d[16];
 		snprintf(fd, sizeof(fd), "%d", sv[1]);
