@@ -47,6 +47,8 @@ std::shared_ptr<PeerMailbox> Iface::attach_peer(const ProcessId &owner, int fd,
 
 void Iface::ring_owner(const PeerMailbox &peer)
 {
+	// Without a line (no fd was left for it at attach, say), or with one
+	// that failed: the process's shared sender, which needs no new fd.
 	if (!peer.bell.connected() || !peer.bell.ring())
 		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
 }
