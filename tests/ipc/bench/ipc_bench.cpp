@@ -36,10 +36,13 @@
 #include <vector>
 
 #include "habanalabs_ipc.h"
+#include "spread.h"
 
 namespace {
 
 using clk = std::chrono::steady_clock;
+using hltest::Spread;
+using hltest::spread;
 
 double min_time = 0.25;  // seconds per measurement
 
@@ -243,24 +246,6 @@ struct Sample {
 	double chan, pvw, mcpy, ceil;
 	double nop;  // the null ioctl in the same turns (small sizes), else 0
 };
-
-// The median and extremes of one figure over the runs.
-struct Spread {
-	double med = 0, lo = 0, hi = 0;
-};
-
-Spread spread(std::vector<double> v)
-{
-	Spread s;
-	if (v.empty())
-		return s;
-	std::sort(v.begin(), v.end());
-	size_t n = v.size();
-	s.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	s.lo = v.front();
-	s.hi = v.back();
-	return s;
-}
 
 // A figure over the runs, computed from each run's samples by f.
 template <typename F> Spread over_runs(size_t runs, F f)
@@ -512,14 +497,7 @@ int main(int argc, char **argv)
 		FILE *f = fopen(json_path.c_str(), "w");
 		if (!f)
 			die("json", errno);
-		auto js = [](const Spread &s) {
-			char b[96];
-			if (s.med <= 0)
-				return std::string("null");  // not measured at this size
-			snprintf(b, sizeof(b), "{\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}",
-				 s.med, s.lo, s.hi);
-			return std::string(b);
-		};
+		auto js = hltest::spread_json;
 		fprintf(f, "{\n  \"runs\": %zu,\n  \"null_ioctl_us\": %.4f,\n  \"chunk_size\": %u,\n",
 			runs, snop.med * 1e6, inf.chunk_size);
 		fprintf(f, "  \"scaling\": {\"bytes_per_op\": %zu, \"one_channel_gbps\": %.4f, "

@@ -44,10 +44,13 @@
 #include "peer.h"
 #include "rkey_format.h"
 #include "size_list.h"
+#include "spread.h"
 #include "staged_transfer.h"
 #include "uct_env.h"
 
 using namespace uct_test;
+using hltest::Spread;
+using hltest::spread;
 
 namespace {
 
@@ -123,17 +126,6 @@ struct Row {
 	int reps;
 	Stat chan, bridge, staged, demo;
 };
-
-// A figure over the runs: median, lowest, highest.
-struct Spread {
-	double med, lo, hi;
-};
-Spread spread(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	const size_t n = v.size();
-	return Spread{n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.front(), v.back()};
-}
 
 [[noreturn]] void fail(const char *what)
 {
@@ -507,12 +499,7 @@ int main(int argc, char **argv)
 			   "  \"sizes\": [\n",
 			us(lat_chan).first, us(lat_chan).second, us(lat_zcopy).first,
 			us(lat_zcopy).second, us(lat_short).first, us(lat_short).second);
-		auto js = [](const Spread &x) {
-			char b[96];
-			snprintf(b, sizeof(b), "{\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}",
-				 x.med, x.lo, x.hi);
-			return std::string(b);
-		};
+		auto js = hltest::spread_json;
 		for (size_t i = 0; i < sums.size(); i++) {
 			auto &r = sums[i];
 			fprintf(f,
