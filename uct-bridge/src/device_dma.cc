@@ -30,7 +30,7 @@ int DeviceDmaSet::get(int dev, uint64_t addr, uint64_t len, DeviceDma **out)
 	int dup = fcntl(info.fd, F_DUPFD_CLOEXEC, 100);
 	if (dup < 0 && errno == EINVAL)
 		dup = fcntl(info.fd, F_DUPFD_CLOEXEC, 0);
-	d->ctx = Fd(dup);
+	d->ctx = hl::UniqueFd(dup);
 	if (!d->ctx.valid())
 		return -errno;
 	rc = d->engine.init(d->ctx.get());

@@ -15,12 +15,13 @@
 #include <memory>
 
 #include "dma_engine.h"
-#include "resources.h"
+#include "hl/unique_fd.h"
+#include "mapping.h"
 
 namespace gaudi_ipc {
 
 struct DeviceDma {
-	Fd ctx;            // dup of the program's compute fd
+	hl::UniqueFd ctx;  // dup of the program's compute fd
 	DmaEngine engine;  // on ctx
 };
 

@@ -11,7 +11,7 @@
 
 namespace gaudi_ipc {
 
-// The DMA engine is the one hl-ipc demo drives (tools/hl-ipc).
+// The DMA engine is libhlipc's, the one hl-ipc demo drives too.
 using DmaCopy = hlipc::DmaCopy;
 using DmaEngine = hlipc::StagedDma;
 

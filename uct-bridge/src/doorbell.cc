@@ -36,7 +36,7 @@ int sender()
 
 int Doorbell::bind(uint64_t nonce, Bell kind)
 {
-	Fd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+	hl::UniqueFd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
 	if (!fd.valid())
 		return -errno;
 	sockaddr_un sa;
@@ -71,7 +71,7 @@ void Doorbell::ring(uint32_t pid, uint64_t nonce, Bell kind)
 
 int BellLine::connect(uint32_t pid, uint64_t nonce, Bell kind)
 {
-	Fd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+	hl::UniqueFd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
 	if (!fd.valid())
 		return -errno;
 	sockaddr_un sa;

@@ -8,7 +8,8 @@
 
 #include <cstdint>
 
-#include "resources.h"
+#include "hl/unique_fd.h"
+#include "mapping.h"
 
 namespace gaudi_ipc {
 
@@ -28,7 +29,7 @@ public:
 	static void ring(uint32_t pid, uint64_t nonce, Bell kind);
 
 private:
-	Fd fd_;
+	hl::UniqueFd fd_;
 };
 
 // A socket connected to one bell, for a process that rings it again and
@@ -45,7 +46,7 @@ public:
 	bool ring() const;
 
 private:
-	Fd fd_;
+	hl::UniqueFd fd_;
 };
 
 }  // namespace gaudi_ipc

@@ -105,7 +105,7 @@ ucs_status_t Iface::init(const uct_iface_params_t *)
 	if (channels_on_) {
 		// The bounce buffer of short and buffered copies: registered
 		// once, so those copies are one ioctl.
-		bounce_ = Mapping::map(set_.bcopy_size, PROT_READ | PROT_WRITE,
+		bounce_ = hlipc::Mapping::map(set_.bcopy_size, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (!bounce_.valid())
 			return UCS_ERR_NO_MEMORY;
@@ -292,7 +292,7 @@ ucs_status_t Iface::fence(unsigned)
 ucs_status_t Iface::event_fd_get(int *fd_p)
 {
 	if (!epoll_.valid()) {
-		Fd ep(epoll_create1(EPOLL_CLOEXEC));
+		hl::UniqueFd ep(epoll_create1(EPOLL_CLOEXEC));
 		if (!ep.valid()) {
 			ucs_error("gaudi_ipc: epoll_create1: %m");
 			return UCS_ERR_IO_ERROR;

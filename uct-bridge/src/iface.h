@@ -25,7 +25,8 @@
 #include "doorbell.h"
 #include "mailbox.h"
 #include "op.h"
-#include "resources.h"
+#include "hl/unique_fd.h"
+#include "mapping.h"
 #include "staging_server.h"
 #include "ucx.h"
 
@@ -226,7 +227,7 @@ private:
 	// Channel path.
 	std::map<std::pair<int, int>, ChannelQueue> channels_;
 	std::deque<Op *> copy_backlog_;  // large copies progress moves in segments
-	Mapping bounce_;
+	hlipc::Mapping bounce_;
 	uint64_t bounce_cookie_ = 0;
 
 	// Staged path.  local_dma_ is declared before the peers, whose
@@ -239,7 +240,7 @@ private:
 	Doorbell completion_bell_;
 	int async_id_ = -1;
 
-	Fd epoll_;
+	hl::UniqueFd epoll_;
 	bool initialized_ = false;
 };
 

@@ -30,12 +30,12 @@ int Mailbox::create(uint32_t slots, uint64_t slot_size, uint64_t nonce,
 	const uint64_t staging_offset = round_up(slots_offset + slots * sizeof(Slot), page);
 	const uint64_t total = staging_offset + slots * slot_size;
 
-	Fd fd(memfd_create("hl-gaudi-ipc-staging", MFD_CLOEXEC));
+	hl::UniqueFd fd(memfd_create("hl-gaudi-ipc-staging", MFD_CLOEXEC));
 	if (!fd.valid())
 		return -errno;
 	if (ftruncate(fd.get(), static_cast<off_t>(total)) < 0)
 		return -errno;
-	Mapping map = Mapping::map(total, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+	hlipc::Mapping map = hlipc::Mapping::map(total, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
 	if (!map.valid())
 		return -errno;
 	auto *h = reinterpret_cast<MailboxHeader *>(map.bytes());
@@ -65,7 +65,7 @@ int Mailbox::attach(const ProcessId &owner, int owner_fd, uint64_t nonce)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%u/fd/%d", owner.pid, owner_fd);
-	Fd fd(::open(path, O_RDWR | O_CLOEXEC));
+	hl::UniqueFd fd(::open(path, O_RDWR | O_CLOEXEC));
 	if (!fd.valid())
 		return errno == ENOENT ? -ESRCH : -errno;
 	struct stat st;
@@ -73,7 +73,7 @@ int Mailbox::attach(const ProcessId &owner, int owner_fd, uint64_t nonce)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < sizeof(MailboxHeader))
 		return -EPROTO;
-	Mapping map = Mapping::map(static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE,
+	hlipc::Mapping map = hlipc::Mapping::map(static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fd.get(), 0);
 	if (!map.valid())
 		return -errno;

@@ -41,7 +41,8 @@
 #include <cstdint>
 
 #include "node_identity.h"
-#include "resources.h"
+#include "hl/unique_fd.h"
+#include "mapping.h"
 
 namespace gaudi_ipc {
 
@@ -151,8 +152,8 @@ public:
 	uint64_t linger_ns() const { return header().linger_ns; }
 
 private:
-	Fd fd_;
-	Mapping map_;
+	hl::UniqueFd fd_;
+	hlipc::Mapping map_;
 };
 
 }  // namespace gaudi_ipc
