@@ -6,7 +6,8 @@
 #                [TIMEOUT <seconds>]                 default: 600
 #                [RUNVM_ARGS <args>...]              more run-vm options
 #                [NO_UNLOAD]
-#                [NO_DEBUG])                         not on the debug kernel
+#                [NO_DEBUG]                          not on the debug kernel
+#                [PAIR])                             two guests and their link
 #
 # Registers one CTest test per kernel, named vm-<series>.<name>, labelled
 # "vm" and "vm-<series>", that boots that kernel under tools/vm/run-vm and
@@ -14,6 +15,11 @@
 # the debug kernel (built from 6.12 sources) as vm-debug.<name>, labelled
 # "vm" and "vm-debug", with HL_DEBUG_TIMEOUT_FACTOR times the timeout.
 # VM tests run one at a time: each guest already uses both cores.
+#
+# PAIR boots two guests joined by a link with tools/vm/run-vm-pair (the
+# options apply to both; the command runs in both, HL_NODE tells which)
+# and adds the label "multinode".  Pair tests do not run on the debug
+# kernel: it has no virtio-net driver for the link.
 
 # KASAN, lockdep and object tracking slow the guest down.
 set(HL_DEBUG_TIMEOUT_FACTOR 3 CACHE STRING "timeout multiplier for vm-debug tests")
@@ -27,7 +33,7 @@ function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG" "TIMEOUT"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;PAIR" "TIMEOUT"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -50,15 +56,22 @@ function(hl_add_vm_test name)
   endif()
   list(APPEND _args ${A_RUNVM_ARGS})
   math(EXPR _ctest_timeout "${A_TIMEOUT} + 120")
+  set(_runvm ${PROJECT_SOURCE_DIR}/tools/vm/run-vm)
+  set(_labels vm)
+  if(A_PAIR)
+    set(_runvm ${PROJECT_SOURCE_DIR}/tools/vm/run-vm-pair)
+    set(_labels vm multinode)
+    set(A_NO_DEBUG TRUE)
+  endif()
   foreach(_series IN LISTS A_KERNELS)
     set(_kver ${HL_KVER_${_series}})
     add_test(NAME vm-${_series}.${name}
-      COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/run-vm --kernel ${_kver}
+      COMMAND ${_runvm} --kernel ${_kver}
               --kmod-dir ${CMAKE_BINARY_DIR}/kmod/${_kver} ${_args}
               --timeout ${A_TIMEOUT} -- ${A_COMMAND}
       WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(vm-${_series}.${name} PROPERTIES
-      LABELS "vm;vm-${_series}" TIMEOUT ${_ctest_timeout} RUN_SERIAL TRUE)
+      LABELS "${_labels};vm-${_series}" TIMEOUT ${_ctest_timeout} RUN_SERIAL TRUE)
   endforeach()
   if(HL_DEBUG_KVER AND "6.12" IN_LIST A_KERNELS AND NOT A_NO_DEBUG)
     math(EXPR _dt "${A_TIMEOUT} * ${HL_DEBUG_TIMEOUT_FACTOR}")

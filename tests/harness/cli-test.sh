@@ -26,5 +26,15 @@ check 127 "$RUNVM" --insmod no_such_module -- true
 check 127 env HL_DEBUG_KERNEL_CACHE=/nonexistent "$RUNVM" --kernel debug -- true
 check 0 "$(dirname "$RUNVM")/debug-kernel.sh" --help
 check 1 "$(dirname "$RUNVM")/debug-kernel.sh" --bogus-option
+# The two-guest link: malformed or incomplete options, before booting.
+check 127 "$RUNVM" --link /tmp -- true
+check 127 "$RUNVM" --link /nonexistent:0 -- true
+check 127 "$RUNVM" --rxe -- true
+check 127 "$RUNVM" --link /tmp:1 --link-timeout soon -- true
+PAIR=$(dirname "$RUNVM")/run-vm-pair
+check 0 "$PAIR" --help
+check 127 "$PAIR"
+check 127 "$PAIR" --link /tmp:0 -- true
+"$PAIR" --help | grep -q 'exit status' || { echo "FAIL: run-vm-pair --help lacks exit codes"; fail=1; }
 "$RUNVM" --help | grep -q 'exit status' || { echo "FAIL: --help lacks exit codes"; fail=1; }
 exit $fail
