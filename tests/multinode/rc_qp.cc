@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+#include "rc_qp.h"
+
+#include <arpa/inet.h>
+#include <poll.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "oob_link.h"
+
+namespace mntest {
+
+namespace {
+
+int fail(std::string *why, const std::string &what, int err)
+{
+	if (why)
+		*why = what + ": " + strerror(err);
+	return -err;
+}
+
+}  // namespace
+
+VerbsPort::~VerbsPort()
+{
+	if (pd_)
+		ibv_dealloc_pd(pd_);
+	if (ctx_)
+		ibv_close_device(ctx_);
+}
+
+int VerbsPort::open(const std::string &name, const std::string &ipv4,
+		    std::string *why)
+{
+	in_addr a;
+	if (inet_pton(AF_INET, ipv4.c_str(), &a) != 1)
+		return fail(why, "not an IPv4 address: " + ipv4, EINVAL);
+	int n = 0;
+	ibv_device **list = ibv_get_device_list(&n);
+	if (!list)
+		return fail(why, "ibv_get_device_list", errno);
+	for (int i = 0; i < n && !ctx_; i++)
+		if (name == ibv_get_device_name(list[i]))
+			ctx_ = ibv_open_device(list[i]);
+	int err = errno;
+	ibv_free_device_list(list);
+	if (!ctx_)
+		return fail(why, "opening verbs device " + name +
+					 " (is soft-RoCE up? run-vm --rxe)",
+			    err ? err : ENODEV);
+	pd_ = ibv_alloc_pd(ctx_);
+	if (!pd_)
+		return fail(why, "ibv_alloc_pd", errno);
+	ibv_port_attr pa;
+	if (ibv_query_port(ctx_, 1, &pa))
+		return fail(why, "ibv_query_port", errno);
+	mtu_ = pa.active_mtu;
+	// The RoCE v2 GID of an IPv4 address is ::ffff:a.b.c.d.
+	uint8_t want[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	memcpy(want + 12, &a, 4);
+	for (int i = 0; i < pa.gid_tbl_len; i++) {
+		ibv_gid_entry e;
+		if (ibv_query_gid_ex(ctx_, 1, static_cast<uint32_t>(i), &e, 0))
+			continue;
+		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    !memcmp(e.gid.raw, want, 16)) {
+			gid_ = e.gid;
+			gid_index_ = static_cast<uint8_t>(i);
+			return 0;
+		}
+	}
+	return fail(why, "no RoCE v2 GID of " + ipv4 + " on " + name, ENODEV);
+}
+
+void RcQp::destroy()
+{
+	if (qp_)
+		ibv_destroy_qp(qp_);
+	if (cq_)
+		ibv_destroy_cq(cq_);
+	if (chan_)
+		ibv_destroy_comp_channel(chan_);
+	qp_ = nullptr;
+	cq_ = nullptr;
+	chan_ = nullptr;
+}
+
+int RcQp::create(const VerbsPort &port, std::string *why)
+{
+	destroy();
+	port_ = &port;
+	chan_ = ibv_create_comp_channel(port.ctx());
+	if (!chan_)
+		return fail(why, "ibv_create_comp_channel", errno);
+	cq_ = ibv_create_cq(port.ctx(), 2 * kDepth, nullptr, chan_, 0);
+	if (!cq_)
+		return fail(why, "ibv_create_cq", errno);
+	ibv_qp_init_attr qa;
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = cq_;
+	qa.recv_cq = cq_;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = kDepth;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qp_ = ibv_create_qp(port.pd(), &qa);
+	if (!qp_)
+		return fail(why, "ibv_create_qp", errno);
+	psn_ = std::random_device()() & 0xffffff;
+	return 0;
+}
+
+QpInfo RcQp::info() const
+{
+	QpInfo i;
+	memset(&i, 0, sizeof(i));
+	i.qpn = qp_ ? qp_->qp_num : 0;
+	i.psn = psn_;
+	memcpy(i.gid, port_->gid().raw, 16);
+	return i;
+}
+
+int RcQp::connect(const QpInfo &peer, std::string *why, uint8_t timeout,
+		  uint8_t retry_cnt)
+{
+	if (peer.qpn == 0 || peer.qpn > 0xffffff || peer.psn > 0xffffff)
+		return fail(why, "the peer's QP number or PSN is out of range",
+			    EINVAL);
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ;
+	ibv_qp_attr at;
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qp_access_flags = access;
+	if (ibv_modify_qp(qp_, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return fail(why, "QP to INIT", errno);
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = port_->mtu();
+	at.dest_qp_num = peer.qpn;
+	at.rq_psn = peer.psn;
+	at.max_dest_rd_atomic = 4;
+	at.min_rnr_timer = 12;
+	at.ah_attr.is_global = 1;
+	memcpy(at.ah_attr.grh.dgid.raw, peer.gid, 16);
+	at.ah_attr.grh.sgid_index = port_->gid_index();
+	at.ah_attr.grh.hop_limit = 1;
+	at.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp_, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					    IBV_QP_MAX_DEST_RD_ATOMIC |
+					    IBV_QP_MIN_RNR_TIMER))
+		return fail(why, "QP to RTR", errno);
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTS;
+	at.timeout = timeout;
+	at.retry_cnt = retry_cnt;
+	at.rnr_retry = 7;
+	at.sq_psn = psn_;
+	at.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp_, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
+					    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		return fail(why, "QP to RTS", errno);
+	return 0;
+}
+
+int RcQp::post(ibv_wr_opcode op, void *local, uint32_t lkey, uint64_t len,
+	       uint64_t raddr, uint32_t rkey, uint64_t wr_id)
+{
+	ibv_sge sge;
+	sge.addr = reinterpret_cast<uintptr_t>(local);
+	sge.length = static_cast<uint32_t>(len);
+	sge.lkey = lkey;
+	ibv_send_wr wr, *bad = nullptr;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return -ibv_post_send(qp_, &wr, &bad);
+}
+
+std::vector<Completion> RcQp::wait(int n, int timeout_ms)
+{
+	std::vector<Completion> got;
+	int64_t deadline = now_ms() + timeout_ms;
+	// Sleep on the completion channel rather than spin: under TCG
+	// soft-RoCE's work runs on the same vCPUs.
+	while (static_cast<int>(got.size()) < n) {
+		ibv_wc wc[RcQp::kDepth];
+		int k = ibv_poll_cq(cq_, RcQp::kDepth, wc);
+		if (k < 0)
+			break;
+		for (int i = 0; i < k; i++)
+			got.push_back({wc[i].wr_id, wc[i].status});
+		if (k > 0)
+			continue;
+		if (ibv_req_notify_cq(cq_, 0))
+			break;
+		k = ibv_poll_cq(cq_, RcQp::kDepth, wc);  // raced with the arm?
+		for (int i = 0; i < k; i++)
+			got.push_back({wc[i].wr_id, wc[i].status});
+		if (k > 0)
+			continue;
+		int64_t left = deadline - now_ms();
+		if (left <= 0)
+			break;
+		pollfd p = {chan_->fd, POLLIN, 0};
+		if (poll(&p, 1, static_cast<int>(left > 1000 ? 1000 : left)) > 0) {
+			ibv_cq *ev_cq;
+			void *ev_ctx;
+			if (!ibv_get_cq_event(chan_, &ev_cq, &ev_ctx))
+				ibv_ack_cq_events(ev_cq, 1);
+		}
+	}
+	return got;
+}
+
+int RcQp::transfer(ibv_wr_opcode op, void *local, uint32_t lkey, uint64_t len,
+		   uint64_t raddr, uint32_t rkey, int timeout_ms)
+{
+	uint64_t id = next_wr_++;
+	int rc = post(op, local, lkey, len, raddr, rkey, id);
+	if (rc)
+		return rc;
+	auto c = wait(1, timeout_ms);
+	if (c.empty())
+		return -ETIMEDOUT;
+	return c[0].wr_id == id ? c[0].status : -EPROTO;
+}
+
+int RcQp::write(void *local, uint32_t lkey, uint64_t len, uint64_t raddr,
+		uint32_t rkey, int timeout_ms)
+{
+	return transfer(IBV_WR_RDMA_WRITE, local, lkey, len, raddr, rkey,
+			timeout_ms);
+}
+
+int RcQp::read(void *local, uint32_t lkey, uint64_t len, uint64_t raddr,
+	       uint32_t rkey, int timeout_ms)
+{
+	return transfer(IBV_WR_RDMA_READ, local, lkey, len, raddr, rkey,
+			timeout_ms);
+}
+
+}  // namespace mntest
