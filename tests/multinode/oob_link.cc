@@ -75,7 +75,7 @@ int OobLink::connect_to(const std::string &addr, uint16_t port, int timeout_ms,
 		return fail(why, "not an IPv4 address: " + addr, EINVAL);
 	int64_t deadline = now_ms() + timeout_ms;
 	for (;;) {
-		hlthunk::UniqueFd s(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+		hl::UniqueFd s(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
 		if (!s.valid())
 			return fail(why, "socket", errno);
 		if (::connect(s.get(), reinterpret_cast<sockaddr *>(&sa),
@@ -181,7 +181,7 @@ int OobListener::listen_on(const std::string &addr, uint16_t port,
 	sockaddr_in sa;
 	if (make_addr(addr, port, &sa))
 		return fail(why, "not an IPv4 address: " + addr, EINVAL);
-	hlthunk::UniqueFd s(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	hl::UniqueFd s(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
 	if (!s.valid())
 		return fail(why, "socket", errno);
 	int one = 1;
@@ -200,7 +200,7 @@ int OobListener::accept_one(OobLink *link, int timeout_ms, std::string *why)
 	int rc = wait_fd(fd_.get(), POLLIN, now_ms() + timeout_ms);
 	if (rc)
 		return fail(why, "waiting for the peer to connect", -rc);
-	hlthunk::UniqueFd c(accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+	hl::UniqueFd c(accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
 	if (!c.valid())
 		return fail(why, "accept", errno);
 	int one = 1;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "unique_fd.h"
+#include "hl/unique_fd.h"
 
 namespace mntest {
 
@@ -40,11 +40,11 @@ public:
 
 	bool valid() const { return fd_.valid(); }
 	void close() { fd_.reset(); }
-	void adopt(hlthunk::UniqueFd fd) { fd_ = std::move(fd); }
+	void adopt(hl::UniqueFd fd) { fd_ = std::move(fd); }
 
 private:
 	int read_full(void *p, size_t n, int64_t deadline_ms);
-	hlthunk::UniqueFd fd_;
+	hl::UniqueFd fd_;
 };
 
 // A listening socket that hands out OobLinks.
@@ -56,7 +56,7 @@ public:
 	int accept_one(OobLink *link, int timeout_ms, std::string *why);
 
 private:
-	hlthunk::UniqueFd fd_;
+	hl::UniqueFd fd_;
 };
 
 // Milliseconds of CLOCK_MONOTONIC.
