@@ -16,21 +16,29 @@ constexpr uint32_t kCbSize = 4096;
 
 StagedDma::~StagedDma()
 {
-	cb_view_.reset();
 	if (cb_)
-		(void)hlthunk_destroy_command_buffer(fd_, cb_);
+		(void)hlthunk_memory_unmap(fd_, cb_);
+	cb_view_.reset();
 }
 
+// Gaudi2's queues take only command buffers the user allocates: memory of
+// this process mapped into the device, named in the CS by its device
+// address (HL_CS_CHUNK_FLAGS_USER_ALLOC_CB), as hl-thunk and the runtimes
+// submit them.  A kernel CB's handle is refused on every user queue.
 int StagedDma::init(int fd)
 {
-	int rc = hlthunk_request_command_buffer(fd, kCbSize, &cb_);
-	if (rc < 0)
-		return rc;
+	cb_view_ = Mapping::map(kCbSize, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!cb_view_.valid())
+		return -errno;
+	cb_ = hlthunk_host_memory_map(fd, cb_view_.get(), 0, kCbSize);
+	if (!cb_) {
+		int err = errno ? -errno : -ENOMEM;
+		cb_view_.reset();
+		return err;
+	}
 	fd_ = fd;
-	// The handle is the command buffer's mmap offset on the compute fd.
-	cb_view_ = Mapping::map(kCbSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-				static_cast<off_t>(cb_));
-	return cb_view_.valid() ? 0 : -errno;
+	return 0;
 }
 
 int StagedDma::copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us)
@@ -63,6 +71,7 @@ int StagedDma::copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us)
 	chunk.cb_handle = cb_;
 	chunk.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
 	chunk.cb_size = npkts * sizeof(*pkts);
+	chunk.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB;
 	struct hlthunk_cs_in in;
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = &chunk;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // StagedDma: moves data with a device's own DMA engine the way runtimes
-// do it through libhlthunk: LIN_DMA packets in a command buffer, submitted
-// on a PDMA queue and waited for.  This is the staged path (device ->
+// do it through libhlthunk: LIN_DMA packets in a command buffer of the
+// user's (host memory mapped into the device), submitted on a PDMA queue
+// and waited for.  This is the staged path (device ->
 // pinned host memory -> device) that channels replace; hl-ipc demo and
 // the gaudi_ipc transport's staged path both move data with it.
 #pragma once
@@ -31,7 +32,8 @@ public:
 	StagedDma &operator=(const StagedDma &) = delete;
 	~StagedDma();
 
-	// Creates and maps the command buffer on device fd.  0 or -errno.
+	// Allocates the command buffer and maps it into device fd.  0 or
+	// -errno.
 	int init(int fd);
 	int fd() const { return fd_; }
 	// Copies len bytes between two device VAs of this device and waits up
@@ -49,8 +51,8 @@ public:
 
 private:
 	int fd_ = -1;
-	uint64_t cb_ = 0;
-	Mapping cb_view_;
+	uint64_t cb_ = 0;	// the command buffer's device address
+	Mapping cb_view_;	// and its pages in this process
 };
 
 }  // namespace hlipc

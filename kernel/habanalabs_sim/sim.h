@@ -191,7 +191,6 @@ struct sim_cb {
 	u32 size;			/* page multiple */
 	void *kaddr;			/* vmalloc_user() */
 	atomic_t mmap_count;
-	atomic_t cs_cnt;		/* CSs in flight that use it */
 };
 
 /*
@@ -262,9 +261,12 @@ int sim_dmabuf_export(struct sim_ctx *ctx, struct sim_va *va, u64 offset,
 /* sim_cb.c */
 int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args);
 int sim_cb_mmap(struct sim_ctx *ctx, struct vm_area_struct *vma);
-struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle);
-void sim_cb_put(struct sim_cb *cb);
 void sim_cb_ctx_fini(struct sim_ctx *ctx);
+
+/* sim_queue.c */
+int sim_queue_validate(const struct hl_cs_chunk *ch);
+bool sim_queue_enabled(u32 queue);
+bool sim_queue_cb_address_valid(u64 addr, u32 size);
 
 /* sim_cs.c */
 int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * habanalabs_sim: command buffers.  A CB is kernel memory that userspace
- * fills through mmap() of the compute node at offset cb_handle, and that
- * a CS names by handle.  A destroyed CB lives on while it is mmapped.
+ * habanalabs_sim: kernel-allocated command buffers.  A CB is kernel
+ * memory that userspace fills through mmap() of the compute node at
+ * offset cb_handle.  As on Gaudi2, no user queue takes such a CB by its
+ * handle (sim_queue.c).  A destroyed CB lives on while it is mmapped.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -28,11 +29,11 @@ static void sim_cb_release(struct kref *ref)
 }
 
 /*
- * The last reference goes at DESTROY, at the end of a CS using it, at
- * munmap or at close: always while the open that created it lives (an
- * mmap holds the file, CSs are drained at release), so cb->ctx is valid.
+ * The last reference goes at DESTROY, at munmap or at close: always while
+ * the open that created it lives (an mmap holds the file), so cb->ctx is
+ * valid.
  */
-void sim_cb_put(struct sim_cb *cb)
+static void sim_cb_put(struct sim_cb *cb)
 {
 	kref_put(&cb->ref, sim_cb_release);
 }
@@ -54,7 +55,7 @@ static long sim_cb_id(u64 pgoff)
 }
 
 /* Takes a reference on the CB named by handle, or returns NULL. */
-struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
+static struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
 {
 	struct sim_cb *cb = NULL;
 	long id;
@@ -105,7 +106,6 @@ static int sim_cb_create(struct sim_ctx *ctx, struct hl_cb_in *in, u64 *out)
 	}
 	kref_init(&cb->ref);
 	atomic_set(&cb->mmap_count, 0);
-	atomic_set(&cb->cs_cnt, 0);
 	cb->ctx = ctx;
 	cb->size = size;
 	cb->kaddr = vmalloc_user(cb->size);
@@ -169,9 +169,12 @@ int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args)
 		cb = sim_cb_get(ctx, in.cb_handle);
 		if (!cb)
 			return -EINVAL;
-		/* As the driver: the CSs in flight that use it. */
-		out = atomic_read(&cb->cs_cnt);
+		/*
+		 * As the driver, the CSs in flight that use it: none, as no
+		 * user queue of Gaudi2 takes a kernel CB (sim_queue.c).
+		 */
 		sim_cb_put(cb);
+		out = 0;
 		rc = 0;
 		break;
 	default:

@@ -3,10 +3,12 @@
  * habanalabs_sim: command submission on the PDMA queues and the LIN_DMA
  * engine that executes it, plus WAIT_CS.
  *
- * At submission every command buffer is copied (so later writes through
- * its mmap cannot change a validated CS), parsed, and each LIN_DMA
- * address range is resolved in the submitter's VA space, taking a
- * reference on the memory behind it.  Execution, on the device's ordered
+ * As on Gaudi2, a CS names its command buffers by their device address:
+ * memory of the submitter mapped into the device (sim_queue.c says which
+ * queues and addresses are accepted).  At submission every command
+ * buffer is fetched from there (so later writes to it cannot change a
+ * validated CS), parsed, and each LIN_DMA address range is resolved in
+ * the submitter's VA space, taking a reference on the memory behind it.  Execution, on the device's ordered
  * workqueue, therefore touches only memory the submitter mapped, even if
  * it unmaps or exits meanwhile.
  *
@@ -38,7 +40,6 @@ struct sim_dma_op {
 };
 
 struct sim_job {
-	struct sim_cb *cb;		/* reference, for its usage count */
 	struct sim_dma_op *ops;
 	unsigned int nops;
 };
@@ -110,8 +111,6 @@ static void sim_cs_release(struct kref *ref)
 				sim_bo_put(op->dst);
 		}
 		kvfree(cs->jobs[i].ops);
-		if (cs->jobs[i].cb)
-			sim_cb_put(cs->jobs[i].cb);
 	}
 	kfree(cs);
 	sim_stat_dec(SIM_STAT_CS);
@@ -192,42 +191,77 @@ static int sim_parse_cb(const u8 *buf, u32 size, struct sim_dma_op *ops,
 }
 
 /*
- * Copies a chunk's CB and turns it into a job.  A bad chunk is a
- * validation drop, a bad packet a parsing drop.
+ * Fetches a user CB from the context's memory, as the queue manager reads
+ * it through the MMU.  The snapshot is what runs: later writes to the CB
+ * do not change a validated CS.
+ */
+static int sim_cb_fetch(struct sim_ctx *ctx, u64 addr, u32 size, u8 *buf)
+{
+	struct sim_va *va;
+	struct sim_bo *bo = NULL;
+	u64 off = 0;
+	u32 done = 0, n;
+	void *p;
+
+	mutex_lock(&ctx->lock);
+	va = sim_va_find(ctx, addr, size);
+	if (va) {
+		bo = va->bo;
+		sim_bo_get(bo);
+		off = addr - va->start;
+	}
+	mutex_unlock(&ctx->lock);
+	if (!bo)
+		return -EFAULT;
+	while (done < size) {
+		n = min_t(u64, size - done, PAGE_SIZE - (off & ~PAGE_MASK));
+		p = kmap_local_page(bo->pages[off >> PAGE_SHIFT]);
+		memcpy(buf + done, p + (off & ~PAGE_MASK), n);
+		kunmap_local(p);
+		done += n;
+		off += n;
+	}
+	sim_bo_put(bo);
+	return 0;
+}
+
+/*
+ * Turns a chunk into a job: the driver's checks of the queue and of the
+ * CB's address (sim_queue.c), then the CB's packets.  A refused queue is
+ * a validation drop; a CB the queue cannot fetch, or a bad packet, a
+ * parsing drop.
  */
 static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 			 struct sim_job *job)
 {
-	struct sim_cb *cb;
 	unsigned int i, n;
 	u8 *snap;
 	int rc;
 
-	if (ch->queue_index > GAUDI2_QUEUE_ID_PDMA_1_3)
-		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
-	if (ch->cs_chunk_flags || ch->collective_engine_id)
+	rc = sim_queue_validate(ch);
+	if (rc)
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, rc);
+	if (ch->collective_engine_id)
 		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	for (i = 0; i < ARRAY_SIZE(ch->pad); i++)
 		if (ch->pad[i])
 			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+	if (!sim_queue_enabled(ch->queue_index))
+		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EINVAL);
+	if (!sim_queue_cb_address_valid(ch->cb_handle, ch->cb_size))
+		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EFAULT);
+	/* Nothing to fetch: the queue runs an empty CB. */
 	if (!ch->cb_size)
-		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+		return 0;
 
-	cb = sim_cb_get(ctx, ch->cb_handle);
-	if (!cb)
-		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
-	if (ch->cb_size > cb->size) {
-		sim_cb_put(cb);
-		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
-	}
-	/* The CS holds the CB (its usage count) until it completes. */
-	job->cb = cb;
-	atomic_inc(&cb->cs_cnt);
 	snap = kvmalloc(ch->cb_size, GFP_KERNEL_ACCOUNT);
 	if (!snap)
 		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
-	memcpy(snap, cb->kaddr, ch->cb_size);
-
+	rc = sim_cb_fetch(ctx, ch->cb_handle, ch->cb_size, snap);
+	if (rc) {
+		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
+		goto out;
+	}
 	rc = sim_parse_cb(snap, ch->cb_size, NULL, &n);
 	if (rc) {
 		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
@@ -402,9 +436,6 @@ static void sim_cs_execute(struct sim_cs *cs)
 		sim_cs_timed_out(cs);
 	cs->error = rc;
 	cs->timestamp_ns = ktime_get_ns();
-	for (i = 0; i < cs->njobs; i++)
-		if (cs->jobs[i].cb)
-			atomic_dec(&cs->jobs[i].cb->cs_cnt);
 
 	spin_lock(&ctx->cs_lock);
 	sim_cs_record(ctx, cs);
@@ -623,9 +654,6 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 
 err:
 	kvfree(chunks);
-	for (i = 0; i < cs->njobs; i++)
-		if (cs->jobs[i].cb)
-			atomic_dec(&cs->jobs[i].cb->cs_cnt);
 	sim_cs_put(cs);
 	return rc;
 }

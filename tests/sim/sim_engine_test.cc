@@ -38,7 +38,7 @@ protected:
 	}
 };
 
-// Submits one CS of the words; its CB is destroyed once submitted.
+// Submits one CS of the words; its CB is unmapped once submitted.
 int submit(Dev &d, const std::vector<uint32_t> &w, uint64_t *seq)
 {
 	uint64_t cb;
@@ -46,7 +46,7 @@ int submit(Dev &d, const std::vector<uint32_t> &w, uint64_t *seq)
 	if (rc)
 		return rc;
 	rc = d.cs_one(cb, w.size() * 4, seq);
-	d.cb_destroy(cb);
+	d.cb_free(cb);
 	return rc;
 }
 

@@ -90,7 +90,7 @@ struct Work {
 	}
 	void drop(Dev &d)
 	{
-		EXPECT_EQ(d.cb_destroy(cb), 0);
+		EXPECT_EQ(d.cb_free(cb), 0);
 		EXPECT_EQ(d.unmap(va), 0);
 		EXPECT_EQ(d.free_handle(handle), 0);
 	}
@@ -247,22 +247,12 @@ TEST_F(SimInfo, BusyWhileCsInFlight)
 	EXPECT_EQ(util.utilization, 100u);
 	ASSERT_EQ(info_obj(d.fd(), HL_INFO_POWER, &busy_pw), 0);
 	EXPECT_GT(busy_pw.power, idle_pw.power);
-	// A CB used by a CS in flight counts it (as the driver's cs_cnt).
-	hl_cb_args cba{};
-	cba.in.op = HL_CB_OP_INFO;
-	cba.in.cb_handle = w.cb;
-	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &cba), 0);
-	EXPECT_EQ(cba.out.usage_cnt, 1u);
 
 	uint32_t st;
 	ASSERT_EQ(d.wait(seq, 30ull * 1000 * 1000, &st), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 	ASSERT_EQ(info_obj(d.fd(), HL_INFO_HW_IDLE, &idle), 0);
 	EXPECT_EQ(idle.is_idle, 1u);
-	cba.in.op = HL_CB_OP_INFO;
-	cba.in.cb_handle = w.cb;
-	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &cba), 0);
-	EXPECT_EQ(cba.out.usage_cnt, 0u);
 	w.drop(d);
 }
 
@@ -306,8 +296,13 @@ TEST_F(SimInfo, CsCountersCountWhatWasRefused)
 	hl_info_cs_counters c0, c1;
 	ASSERT_EQ(info_obj(d.fd(), HL_INFO_CS_COUNTERS, &c0), 0);
 	uint64_t seq;
-	EXPECT_EQ(d.cs_one(w.cb, w.cb_size, &seq, 99), -EINVAL);  // bad queue
-	EXPECT_EQ(d.cs_one(w.cb + (999 << 12), w.cb_size, &seq), -EINVAL);  // bad CB
+	// validate_queue_index() refuses these: validation drops.
+	EXPECT_EQ(d.cs_one(w.cb, w.cb_size, &seq, GAUDI2_QUEUE_ID_SIZE), -EINVAL);
+	hl_cs_chunk kernel_cb = user_chunk(w.cb, w.cb_size);
+	kernel_cb.cs_chunk_flags = 0;
+	EXPECT_EQ(d.cs({kernel_cb}, &seq), -EINVAL);
+	// The CS parser refuses these: parsing drops.
+	EXPECT_EQ(d.cs_one(w.cb + (999 << 12), w.cb_size, &seq), -EFAULT);  // unmapped CB
 	std::vector<uint32_t> bad = {8, 0x1f000000};  // opcode 0x1f
 	uint64_t cb2;
 	ASSERT_EQ(d.cb_with(bad, &cb2), 0);
@@ -315,7 +310,7 @@ TEST_F(SimInfo, CsCountersCountWhatWasRefused)
 	ASSERT_EQ(info_obj(d.fd(), HL_INFO_CS_COUNTERS, &c1), 0);
 	EXPECT_EQ(c1.ctx_validation_drop_cnt, c0.ctx_validation_drop_cnt + 2);
 	EXPECT_EQ(c1.total_validation_drop_cnt, c0.total_validation_drop_cnt + 2);
-	EXPECT_EQ(c1.ctx_parsing_drop_cnt, c0.ctx_parsing_drop_cnt + 1);
+	EXPECT_EQ(c1.ctx_parsing_drop_cnt, c0.ctx_parsing_drop_cnt + 2);
 	// Another open sees the device's totals, not this open's counts.
 	int ctl = open(control_path(0).c_str(), O_RDWR | O_CLOEXEC);
 	hl_info_cs_counters cc;
@@ -323,7 +318,7 @@ TEST_F(SimInfo, CsCountersCountWhatWasRefused)
 	EXPECT_EQ(cc.total_parsing_drop_cnt, c1.total_parsing_drop_cnt);
 	EXPECT_EQ(cc.ctx_parsing_drop_cnt, 0u);
 	close(ctl);
-	EXPECT_EQ(d.cb_destroy(cb2), 0);
+	EXPECT_EQ(d.cb_free(cb2), 0);
 	w.drop(d);
 }
 
@@ -345,9 +340,7 @@ TEST_F(SimInfo, CsTimeoutIsReportedRecordedAndSignalled)
 	ASSERT_EQ(info_obj(d.fd(), HL_INFO_RESET_COUNT, &r0), 0);
 
 	set_cs_delay_ms(10 * 1000);
-	hl_cs_chunk c{};
-	c.cb_handle = w.cb;
-	c.cb_size = w.cb_size;
+	hl_cs_chunk c = user_chunk(w.cb, w.cb_size);
 	hl_cs_args ca{};
 	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
 	ca.in.num_chunks_execute = 1;
@@ -433,9 +426,7 @@ TEST_F(SimInfo, UnsupportedSubmissionsAndWaits)
 	ASSERT_GE(d.fd(), 0);
 	Work w;
 	w.make(d);
-	hl_cs_chunk c{};
-	c.cb_handle = w.cb;
-	c.cb_size = w.cb_size;
+	hl_cs_chunk c = user_chunk(w.cb, w.cb_size);
 	uint64_t seq;
 	EXPECT_EQ(d.cs({c}, &seq, HL_CS_FLAGS_STAGED_SUBMISSION |
 			       HL_CS_FLAGS_STAGED_SUBMISSION_FIRST), -EPERM);

@@ -152,7 +152,7 @@ TEST_F(SimLimits, PendingCsWorkIsBounded)
 	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a), 0);
 	EXPECT_EQ(c.ctx_queue_full_drop_cnt, 1u);
 	// Closing aborts them; the work is released.
-	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cb_free(cb), 0);
 	d.close_fd();
 	EXPECT_EQ(stats()["command_submissions"], 0);
 }

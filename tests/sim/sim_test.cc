@@ -782,13 +782,10 @@ TEST_F(Sim, LinDmaRoundTrip)
 	uint64_t cb1, cb2, seq;
 	ASSERT_EQ(d.cb_with(w1, &cb1), 0);
 	ASSERT_EQ(d.cb_with(w2, &cb2), 0);
-	hl_cs_chunk c[2] = {};
-	c[0].cb_handle = cb1;
-	c[0].cb_size = w1.size() * 4;
-	c[0].queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
-	c[1].cb_handle = cb2;
-	c[1].cb_size = w2.size() * 4;
-	c[1].queue_index = GAUDI2_QUEUE_ID_PDMA_1_3;
+	hl_cs_chunk c[2] = {
+		user_chunk(cb1, w1.size() * 4, GAUDI2_QUEUE_ID_PDMA_0_0),
+		user_chunk(cb2, w2.size() * 4, GAUDI2_QUEUE_ID_PDMA_1_0),
+	};
 	ASSERT_EQ(d.cs({c[0], c[1]}, &seq, HL_CS_FLAGS_TIMESTAMP), 0);
 	uint32_t st, fl;
 	ASSERT_EQ(d.wait(seq, 10000000, &st, &fl), 0);
@@ -796,8 +793,8 @@ TEST_F(Sim, LinDmaRoundTrip)
 	// Done or not when the wait came, a recent CS has its fence.
 	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 	EXPECT_EQ(memcmp(hp, b.data(), 2 * kPage), 0);
-	EXPECT_EQ(d.cb_destroy(cb1), 0);
-	EXPECT_EQ(d.cb_destroy(cb2), 0);
+	EXPECT_EQ(d.cb_free(cb1), 0);
+	EXPECT_EQ(d.cb_free(cb2), 0);
 
 	EXPECT_EQ(d.unmap(hva), 0);
 	EXPECT_EQ(d.unmap(hva2), 0);
@@ -821,7 +818,7 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 		uint64_t cb, seq;
 		ASSERT_EQ(d.cb_with(w, &cb), 0);
 		EXPECT_EQ(d.cs_one(cb, w.size() * 4, &seq), err) << what;
-		EXPECT_EQ(d.cb_destroy(cb), 0);
+		EXPECT_EQ(d.cb_free(cb), 0);
 	};
 	std::vector<uint32_t> w;
 	w = {0, 0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT};
@@ -875,21 +872,18 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	uint64_t cb, seq;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
 	uint32_t sz = w.size() * 4;
-	EXPECT_EQ(d.cs_one(cb, sz, &seq, GAUDI2_QUEUE_ID_PDMA_1_3 + 1), -EINVAL)
-		<< "not a DMA queue";
-	EXPECT_EQ(d.cs_one(cb + (1000 << 12), sz, &seq), -EINVAL) << "bad CB";
-	EXPECT_EQ(d.cs_one(cb, 0, &seq), -EINVAL) << "cb_size 0";
-	EXPECT_EQ(d.cs_one(cb, kPage + 8, &seq), -EINVAL) << "cb_size > CB";
+	EXPECT_EQ(d.cs_one(cb, sz, &seq, GAUDI2_QUEUE_ID_DCORE0_TPC_0_0), -EINVAL)
+		<< "a queue of an engine the device lacks";
+	EXPECT_EQ(d.cs_one(cb + (1000 << 12), sz, &seq), -EFAULT) << "unmapped CB";
+	EXPECT_EQ(d.cs_one(cb, kPage + 8, &seq), -EFAULT) << "cb_size > CB";
 	EXPECT_EQ(d.cs_one(cb, sz - 8, &seq), -EINVAL) << "cut packet";
-	hl_cs_chunk c{};
-	c.cb_handle = cb;
-	c.cb_size = sz;
+	hl_cs_chunk c = user_chunk(cb, sz);
 	hl_cs_chunk bad = c;
 	bad.pad[9] = 1;
 	EXPECT_EQ(d.cs({bad}, &seq), -EINVAL) << "chunk pad";
 	bad = c;
-	bad.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB;
-	EXPECT_EQ(d.cs({bad}, &seq), -EINVAL) << "user CB";
+	bad.cs_chunk_flags = 0;
+	EXPECT_EQ(d.cs({bad}, &seq), -EINVAL) << "kernel CB";
 	EXPECT_EQ(d.cs({}, &seq), -EINVAL) << "no chunks";
 	std::vector<hl_cs_chunk> many(HL_MAX_JOBS_PER_CS + 1, c);
 	EXPECT_EQ(d.cs(many, &seq), -EINVAL) << "too many chunks";
@@ -908,9 +902,9 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	ca.in.chunks_execute = 16;
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EFAULT) << "chunks ptr";
 
-	// CS on a destroyed CB.
-	EXPECT_EQ(d.cb_destroy(cb), 0);
-	EXPECT_EQ(d.cs({c}, &seq), -EINVAL) << "freed CB";
+	// CS on a CB that is no longer mapped.
+	EXPECT_EQ(d.cb_free(cb), 0);
+	EXPECT_EQ(d.cs({c}, &seq), -EFAULT) << "freed CB";
 
 	// Nothing of the above ran.
 	for (uint8_t v : host)
@@ -1003,9 +997,7 @@ TEST_F(Sim, WaitCs)
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL);
 
 	// The legacy numbering works for CS and WAIT_CS too.
-	hl_cs_chunk c{};
-	c.cb_handle = cb;
-	c.cb_size = w.size() * 4;
+	hl_cs_chunk c = user_chunk(cb, w.size() * 4);
 	hl_cs_args ca{};
 	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
 	ca.in.num_chunks_execute = 1;
@@ -1016,7 +1008,7 @@ TEST_F(Sim, WaitCs)
 	ASSERT_EQ(xioctl(d.fd(), HL_LEGACY_IOCTL_WAIT_CS, &wa), 0);
 	EXPECT_EQ(wa.out.status, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 
-	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cb_free(cb), 0);
 	EXPECT_EQ(a.release(), 0);
 }
 
@@ -1032,10 +1024,7 @@ TEST_F(Sim, WaitCsOnOlderCompletedCs)
 	put_lin_dma(w, a.va + 2048, a.va, 1024);
 	uint64_t cb;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
-	hl_cs_chunk c{};
-	c.cb_handle = cb;
-	c.cb_size = w.size() * 4;
-	c.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
+	hl_cs_chunk c = user_chunk(cb, w.size() * 4);
 
 	uint64_t plain, stamped, seq = 0;
 	uint32_t st, fl;
@@ -1075,7 +1064,7 @@ TEST_F(Sim, WaitCsOnOlderCompletedCs)
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 	EXPECT_EQ(fl, (uint32_t)HL_WAIT_CS_STATUS_FLAG_GONE) << "taken";
 
-	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cb_free(cb), 0);
 	EXPECT_EQ(a.release(), 0);
 }
 
@@ -1097,11 +1086,9 @@ TEST_F(Sim, CsPacketLimit)
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
 	EXPECT_EQ(d.cs_one(cb, w.size() * 4, &seq), -EINVAL);
 	// The same packets split over two chunks count together.
-	hl_cs_chunk c{};
-	c.cb_handle = cb;
-	c.cb_size = 40000 * 24;
+	hl_cs_chunk c = user_chunk(cb, 40000 * 24);
 	EXPECT_EQ(d.cs({c, c}, &seq), -EINVAL);
-	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cb_free(cb), 0);
 	EXPECT_EQ(a.release(), 0);
 }
 
@@ -1151,7 +1138,7 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 	EXPECT_EQ(wait_rc.load(), -EINTR);
 
 	// Closing the device aborts all 64 at once (not 64 minutes).
-	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cb_free(cb), 0);
 	a.release_host();
 	auto t0 = std::chrono::steady_clock::now();
 	d.close_fd();
@@ -1179,7 +1166,7 @@ TEST_F(Sim, UnmapDuringInflightCsIsSafe)
 	set_cs_delay_ms(3000);
 	ASSERT_EQ(d.cs_one(cb, w.size() * 4, &seq), 0);
 	// Pull everything away under the CS: it holds its own references.
-	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(d.cb_free(cb), 0);
 	EXPECT_EQ(d.unmap(hva), 0);
 	EXPECT_EQ(a.release(), 0);
 	EXPECT_GE(stats()["buffer_objects"], 2);
@@ -1249,7 +1236,7 @@ TEST_F(Sim, ProcessDeathReleasesEverything)
 	if (pid == 0) {
 		close(sv[0]);
 		Dev d(0);
-		uint64_t h, va, h2, va2, hva, cb, seq;
+		uint64_t h, va, h2, va2, hva, cb, kcb, seq;
 		int fd, fd2;
 		if (d.fd() < 0 || d.alloc_map(n, &h, &va) ||
 		    d.alloc_map(n, &h2, &va2) ||
@@ -1267,10 +1254,10 @@ TEST_F(Sim, ProcessDeathReleasesEverything)
 		std::vector<uint32_t> w;
 		put_lin_dma(w, hva, va, n);
 		put_lin_dma(w, va2, va, n);
-		if (d.cb_with(w, &cb))
+		if (d.cb_with(w, &cb) || d.cb_create(kPage, &kcb))
 			_exit(13);
 		void *cbp = mmap(nullptr, kPage, PROT_READ | PROT_WRITE,
-				 MAP_SHARED, d.fd(), (off_t)cb);
+				 MAP_SHARED, d.fd(), (off_t)kcb);
 		if (cbp == MAP_FAILED)
 			_exit(14);
 		if (d.cs_one(cb, w.size() * 4, &seq))
@@ -1289,7 +1276,7 @@ TEST_F(Sim, ProcessDeathReleasesEverything)
 	auto s = stats();
 	EXPECT_EQ(s["contexts"], 1);
 	EXPECT_EQ(s["command_submissions"], 1);
-	EXPECT_EQ(s["userptrs"], 1);
+	EXPECT_EQ(s["userptrs"], 2) << "the host buffer and the CB";
 	EXPECT_EQ(s["dmabufs"], 2);
 	EXPECT_EQ(s["command_buffers"], 1);
 	EXPECT_EQ(sysfs_attr(0, "in_use"), "1");
@@ -1514,7 +1501,7 @@ TEST_F(Sim, StressThreadsShareOneContext)
 			if (d.free_handle(x) != -EINVAL ||
 			    d.unmap(SIM_VA_GUESS + x * kPage + 1) != -EINVAL ||
 			    d.cs_one((x | (2ull << 47)) << 12, 24, &seq) !=
-				    -EINVAL ||
+				    -EFAULT ||
 			    d.wait(1ull << 40, 0, &st) != -EINVAL)
 				failures++;
 		}

@@ -127,6 +127,11 @@ void Dev::close_fd()
 	if (fd_ >= 0)
 		close(fd_);
 	fd_ = -1;
+	// Closing released their device mappings.
+	std::lock_guard<std::mutex> g(cbs_lock_);
+	for (auto &kv : user_cbs_)
+		munmap(kv.second.first, kv.second.second);
+	user_cbs_.clear();
 }
 
 int Dev::alloc(uint64_t size, uint64_t *handle, uint64_t page_size,
@@ -232,26 +237,42 @@ int Dev::cb_destroy(uint64_t handle)
 	return xioctl(fd_, DRM_IOCTL_HL_CB, &a);
 }
 
-int Dev::cb_with(const std::vector<uint32_t> &words, uint64_t *handle)
+int Dev::cb_with(const std::vector<uint32_t> &words, uint64_t *va)
 {
 	size_t bytes = words.size() * 4;
 	size_t size = (bytes + 4095) & ~size_t(4095);
 	if (!size)
 		size = 4096;
-	int rc = cb_create(static_cast<uint32_t>(bytes ? bytes : 4), handle);
-	if (rc)
-		return rc;
-	void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
-		       static_cast<off_t>(*handle));
-	if (p == MAP_FAILED) {
-		rc = -errno;
-		cb_destroy(*handle);
-		return rc;
-	}
+	void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
 	if (bytes)
 		memcpy(p, words.data(), bytes);
-	munmap(p, size);
+	int rc = map_host(p, size, va);
+	if (rc) {
+		munmap(p, size);
+		return rc;
+	}
+	std::lock_guard<std::mutex> g(cbs_lock_);
+	user_cbs_[*va] = {p, size};
 	return 0;
+}
+
+int Dev::cb_free(uint64_t va)
+{
+	std::pair<void *, size_t> mem;
+	{
+		std::lock_guard<std::mutex> g(cbs_lock_);
+		auto it = user_cbs_.find(va);
+		if (it == user_cbs_.end())
+			return -EINVAL;
+		mem = it->second;
+		user_cbs_.erase(it);
+	}
+	int rc = unmap(va);
+	munmap(mem.first, mem.second);
+	return rc;
 }
 
 int Dev::cs(const std::vector<hl_cs_chunk> &chunks, uint64_t *seq,
@@ -267,13 +288,19 @@ int Dev::cs(const std::vector<hl_cs_chunk> &chunks, uint64_t *seq,
 	return rc;
 }
 
-int Dev::cs_one(uint64_t cb, uint32_t cb_size, uint64_t *seq, uint32_t queue)
+hl_cs_chunk user_chunk(uint64_t va, uint32_t cb_size, uint32_t queue)
 {
 	hl_cs_chunk c{};
-	c.cb_handle = cb;
+	c.cb_handle = va;
 	c.cb_size = cb_size;
 	c.queue_index = queue;
-	return cs({c}, seq);
+	c.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB;
+	return c;
+}
+
+int Dev::cs_one(uint64_t va, uint32_t cb_size, uint64_t *seq, uint32_t queue)
+{
+	return cs({user_chunk(va, cb_size, queue)}, seq);
 }
 
 int Dev::wait(uint64_t seq, uint64_t timeout_us, uint32_t *status,
@@ -298,7 +325,7 @@ int Dev::run(const std::vector<uint32_t> &words)
 	if (rc)
 		return rc;
 	rc = cs_one(cb, static_cast<uint32_t>(words.size() * 4), &seq);
-	cb_destroy(cb);
+	cb_free(cb);
 	if (rc)
 		return rc;
 	rc = wait(seq, 30 * 1000 * 1000, &status);

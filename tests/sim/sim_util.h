@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,14 +60,19 @@ public:
 	// alloc + map in one go (asserts nothing; returns 0 or -errno)
 	int alloc_map(uint64_t size, uint64_t *handle, uint64_t *va);
 
+	// Kernel-allocated CBs (HL_IOCTL_CB): no Gaudi2 user queue takes them.
 	int cb_create(uint32_t size, uint64_t *handle);
 	int cb_destroy(uint64_t handle);
-	// Creates a CB holding words, returns its handle (CB stays alive).
-	int cb_with(const std::vector<uint32_t> &words, uint64_t *handle);
+	// A user-allocated CB holding words, as Gaudi2's queues take them:
+	// pages of this process mapped into the device; *va is its device
+	// address.  It stays until cb_free() or the Dev goes.
+	int cb_with(const std::vector<uint32_t> &words, uint64_t *va);
+	int cb_free(uint64_t va);
 
 	int cs(const std::vector<hl_cs_chunk> &chunks, uint64_t *seq,
 	       uint32_t flags = 0);
-	int cs_one(uint64_t cb, uint32_t cb_size, uint64_t *seq,
+	// One chunk of a user CB at device address va.
+	int cs_one(uint64_t va, uint32_t cb_size, uint64_t *seq,
 		   uint32_t queue = GAUDI2_QUEUE_ID_PDMA_0_0);
 	int wait(uint64_t seq, uint64_t timeout_us, uint32_t *status,
 		 uint32_t *flags = nullptr);
@@ -76,7 +82,16 @@ public:
 private:
 	int fd_ = -1;
 	int err_ = 0;
+	// User CBs: device address -> (host pages, their length).  Threads
+	// share a Dev (the stress tests).
+	std::mutex cbs_lock_;
+	std::map<uint64_t, std::pair<void *, size_t>> user_cbs_;
 };
+
+// The chunk of a user CB (HL_CS_CHUNK_FLAGS_USER_ALLOC_CB) at device
+// address va.
+hl_cs_chunk user_chunk(uint64_t va, uint32_t cb_size,
+		       uint32_t queue = GAUDI2_QUEUE_ID_PDMA_0_0);
 
 // Packet builders (little-endian 32-bit words).
 void put_lin_dma(std::vector<uint32_t> &w, uint64_t dst, uint64_t src,

@@ -363,13 +363,14 @@ TEST_F(Bridge, StagedPathWaitsForAFullDeviceContext)
 	ASSERT_TRUE(local.ok() && scratch.ok());
 	Registration reg(local.addr(), local.size());
 	ASSERT_EQ(reg.status(), UCS_OK);
-	// One LIN_DMA packet inside the scratch buffer, submitted 64 times.
+	// One LIN_DMA packet inside the scratch buffer, submitted 64 times;
+	// its CB is host memory mapped into the device, as Gaudi2 requires.
 	const int fd = env().dev();
-	uint64_t cb = 0;
-	ASSERT_EQ(hlthunk_request_command_buffer(fd, 4096, &cb), 0);
-	void *cbv = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			 static_cast<off_t>(cb));
+	void *cbv = mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(cbv, MAP_FAILED);
+	uint64_t cb = hlthunk_host_memory_map(fd, cbv, 0, 4096);
+	ASSERT_NE(cb, 0u);
 	struct gaudi2_packet_lin_dma pkt;
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.tsize = 64;
@@ -383,6 +384,7 @@ TEST_F(Bridge, StagedPathWaitsForAFullDeviceContext)
 	chunk.cb_handle = cb;
 	chunk.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
 	chunk.cb_size = sizeof(pkt);
+	chunk.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB;
 	struct hlthunk_cs_in in;
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = &chunk;
@@ -421,8 +423,8 @@ TEST_F(Bridge, StagedPathWaitsForAFullDeviceContext)
 		uint32_t status = 0;
 		EXPECT_EQ(hlthunk_wait_for_cs(fd, seq, 30ull * 1000 * 1000, &status), 0);
 	}
+	EXPECT_EQ(hlthunk_memory_unmap(fd, cb), 0);
 	munmap(cbv, 4096);
-	EXPECT_EQ(hlthunk_destroy_command_buffer(fd, cb), 0);
 	env().peer().call(kFree, r.id);
 }
 

@@ -34,17 +34,20 @@ static int fail(const char *what, int rc)
 	return 1;
 }
 
-/* One LIN_DMA in a CB, submitted on PDMA queue 0, waited for. */
+/*
+ * One LIN_DMA in a CB, submitted on PDMA queue 0, waited for.  As on
+ * Gaudi2 (and as hl-thunk does), the CB is host memory of the program
+ * mapped into the device and named by its device address.
+ */
 static int dma(int fd, uint64_t dst, uint64_t src, uint32_t len)
 {
-	uint64_t cb_handle;
-	int rc = hlthunk_request_command_buffer(fd, 4096, &cb_handle);
-	if (rc)
-		return fail("request_command_buffer", rc);
-	uint32_t *cb = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			    (off_t)cb_handle);
+	uint32_t *cb = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (cb == MAP_FAILED)
 		return fail("mmap of the CB", -errno);
+	uint64_t cb_va = hlthunk_host_memory_map(fd, cb, 0, 4096);
+	if (!cb_va)
+		return fail("host_memory_map of the CB", -errno);
 	cb[0] = len;
 	cb[1] = PKT_CTL(PKT_LIN_DMA);
 	memcpy(&cb[2], &src, sizeof(src));
@@ -52,12 +55,13 @@ static int dma(int fd, uint64_t dst, uint64_t src, uint32_t len)
 
 	struct hl_cs_chunk chunk;
 	memset(&chunk, 0, sizeof(chunk));
-	chunk.cb_handle = cb_handle;
+	chunk.cb_handle = cb_va;
 	chunk.queue_index = 0; /* PDMA 0, stream 0 */
 	chunk.cb_size = 24;
+	chunk.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB;
 	struct hlthunk_cs_in in = {.chunks_execute = &chunk, .num_chunks_execute = 1};
 	struct hlthunk_cs_out out;
-	rc = hlthunk_command_submission(fd, &in, &out);
+	int rc = hlthunk_command_submission(fd, &in, &out);
 	if (rc)
 		return fail("command_submission", rc);
 	if (out.status != HL_CS_STATUS_SUCCESS)
@@ -66,9 +70,9 @@ static int dma(int fd, uint64_t dst, uint64_t src, uint32_t len)
 	rc = hlthunk_wait_for_cs(fd, out.seq, 5000000, &status);
 	if (rc || status != HL_WAIT_CS_STATUS_COMPLETED)
 		return fail("wait_for_cs", rc ? rc : (int)status);
+	rc = hlthunk_memory_unmap(fd, cb_va);
 	munmap(cb, 4096);
-	rc = hlthunk_destroy_command_buffer(fd, cb_handle);
-	return rc ? fail("destroy_command_buffer", rc) : 0;
+	return rc ? fail("memory_unmap of the CB", rc) : 0;
 }
 
 int main(void)
