@@ -595,10 +595,16 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	cs->ctx = ctx;
 	cs->want_timestamp = in.cs_flags & HL_CS_FLAGS_TIMESTAMP;
 	cs->skip_reset = in.cs_flags & HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
+	/*
+	 * As the driver (hl_hw_queue_schedule_cs()): no CS times out when the
+	 * device's timeout is "never"; otherwise the CS's own timeout, if it
+	 * asks for one, or the device's.  A custom timeout of 0 arms the
+	 * timeout at once: the CS times out unless already complete.
+	 */
 	timeout_s = (in.cs_flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) ? in.timeout :
 								  sim_cs_timeout_s;
-	cs->deadline = timeout_s ? ktime_add_ms(ktime_get(), timeout_s * 1000ull) :
-				   KTIME_MAX;
+	cs->deadline = sim_cs_timeout_s ?
+		ktime_add_ms(ktime_get(), timeout_s * 1000ull) : KTIME_MAX;
 	sim_stat_inc(SIM_STAT_CS);
 
 	for (i = 0; i < n; i++) {

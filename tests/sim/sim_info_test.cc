@@ -393,6 +393,52 @@ TEST_F(SimInfo, CsTimeoutIsReportedRecordedAndSignalled)
 	w.drop(d);
 }
 
+// As the driver: a custom timeout of 0 arms the timeout at once (the CS
+// times out and copies nothing), and a device timeout of "never" leaves
+// every CS without a deadline, custom timeouts included.
+TEST_F(SimInfo, CustomTimeoutZeroTimesOutAtOnce)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
+	fill_pattern(a.data(), 1024, 6);
+	memset(a.data() + 2048, 0, 1024);
+	std::vector<uint32_t> w;
+	put_lin_dma(w, a.va + 2048, a.va, 1024);
+	uint64_t cb;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	hl_cs_chunk c = user_chunk(cb, w.size() * 4);
+	hl_cs_args ca{};
+	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
+	ca.in.num_chunks_execute = 1;
+	ca.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
+	ca.in.timeout = 0;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), 0);
+	uint32_t st = 99;
+	EXPECT_EQ(d.wait(ca.out.seq, 30ull * 1000 * 1000, &st), -ETIMEDOUT);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_TIMEDOUT);
+	std::vector<uint8_t> zeros(1024);
+	EXPECT_EQ(memcmp(a.data() + 2048, zeros.data(), 1024), 0) << "nothing copied";
+
+	// The device never times out: a custom timeout is not armed either.
+	set_cs_timeout_s(0);
+	set_cs_delay_ms(2500);
+	ca = {};  // the ioctl wrote its output over it
+	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
+	ca.in.num_chunks_execute = 1;
+	ca.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
+	ca.in.timeout = 1;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), 0);
+	EXPECT_EQ(d.wait(ca.out.seq, 30ull * 1000 * 1000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(check_pattern(a.data() + 2048, 1024, 6), -1);
+	set_cs_delay_ms(0);
+	set_cs_timeout_s(30);
+	EXPECT_EQ(d.cb_free(cb), 0);
+	EXPECT_EQ(a.release(), 0);
+}
+
 // Events belong to compute opens; a bad eventfd is refused.
 TEST_F(SimInfo, EventfdOnlyOnComputeOpens)
 {
