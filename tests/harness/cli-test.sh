@@ -31,6 +31,7 @@ check 127 "$RUNVM" --link /tmp -- true
 check 127 "$RUNVM" --link /nonexistent:0 -- true
 check 127 "$RUNVM" --rxe -- true
 check 127 "$RUNVM" --link /tmp:1 --link-timeout soon -- true
+check 127 "$RUNVM" --link /tmp:1 --link-speed fast -- true
 PAIR=$(dirname "$RUNVM")/run-vm-pair
 check 0 "$PAIR" --help
 check 127 "$PAIR"

@@ -159,6 +159,12 @@ int OobLink::read_full(void *p, size_t n, int64_t deadline_ms)
 	return 0;
 }
 
+bool OobLink::readable(int timeout_ms) const
+{
+	pollfd p = {fd_.get(), POLLIN, 0};
+	return fd_.valid() && poll(&p, 1, timeout_ms) > 0;
+}
+
 int OobLink::recv(std::vector<uint8_t> *m, int timeout_ms)
 {
 	if (!fd_.valid())

@@ -33,6 +33,10 @@ public:
 	// -EMSGSIZE (longer than kMaxMessage).
 	int recv(std::vector<uint8_t> *m, int timeout_ms);
 
+	// Whether a message (or the peer's end) is waiting, within
+	// timeout_ms; for callers that have other work between polls.
+	bool readable(int timeout_ms) const;
+
 	// A plain struct as one message; recv_pod wants exactly its size
 	// (-EPROTO otherwise).
 	template <class T> int send_pod(const T &v) { return send(&v, sizeof(v)); }
