@@ -21,6 +21,7 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/rhashtable-types.h>
+#include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -37,6 +38,8 @@ struct mm_struct;
 struct page;
 struct seq_file;
 struct user_struct;
+struct hl_ipc_share;
+struct mem_cgroup;
 
 /* Module parameters (hl_ipc_params.c); always within their bounds. */
 extern unsigned int hl_ipc_max_regions;		/* per context */
@@ -48,11 +51,11 @@ extern unsigned int hl_ipc_user_max_contexts;
 extern unsigned int hl_ipc_user_max_channels;
 extern unsigned int hl_ipc_user_max_regions;
 extern unsigned int hl_ipc_user_max_jobs;	/* queued async jobs */
+extern unsigned int hl_ipc_user_max_workers;	/* copies running at once */
+extern unsigned int hl_ipc_fence_timeout_ms;	/* dma-buf fence wait bound */
 
 /* User regions are limited to 64 GiB: a 128 MiB page array at most. */
 #define HL_IPC_USER_MAX_LEN	(64ULL << 30)
-
-extern struct workqueue_struct *hl_ipc_wq;
 
 /* A device named by an fd, reduced to what identifies it. */
 struct hl_ipc_devid {
@@ -96,6 +99,12 @@ extern struct hl_ipc_stats hl_ipc_stats;
 struct hl_ipc_user {
 	refcount_t ref;
 	kuid_t uid;
+	/*
+	 * Where this user's channels copy: a workqueue of its own, so that
+	 * its work items, however long they wait, hold at most
+	 * user_max_workers workers and never delay another user's.
+	 */
+	struct workqueue_struct *wq;
 	atomic_t contexts;
 	atomic_t channels;
 	atomic_t regions;
@@ -146,12 +155,12 @@ struct hl_ipc_region {
 	u64 size;
 
 	/*
-	 * What the memory is, to tell when two regions may overlap: the
-	 * dma-buf, or the mm of a user range; base is where byte 0 lies in
-	 * it (0 for a dma-buf, the user address for a user range).
+	 * What the memory is, to tell when two regions are the same bytes at
+	 * the same offsets: the dma-buf, or for user memory the region
+	 * itself.  User regions that may share pages with others have share
+	 * set (hl_ipc_share.c).
 	 */
 	const void *backing;
-	u64 base;
 
 	/* HL_IPC_REGION_DMABUF */
 	struct dma_buf *dbuf;
@@ -163,6 +172,7 @@ struct hl_ipc_region {
 	struct mm_struct *mm;		/* pinned_vm shows the pages */
 	struct user_struct *locked_user;	/* charged locked_vm, or NULL */
 	void *vbase;
+	struct hl_ipc_share *share;	/* pages other pins hold too */
 };
 
 int hl_ipc_region_register(struct hl_ipc_ctx *ctx,
@@ -179,8 +189,6 @@ struct hl_ipc_region *hl_ipc_region_peek(struct hl_ipc_ctx *ctx, u64 cookie,
 void hl_ipc_region_hold(struct hl_ipc_region *r);
 void hl_ipc_region_put(struct hl_ipc_region *r);
 void hl_ipc_region_revoke_all(struct hl_ipc_ctx *ctx);
-int hl_ipc_region_begin_dmabuf_cpu(struct hl_ipc_region *r);
-void hl_ipc_region_end_dmabuf_cpu(struct hl_ipc_region *r);
 
 /*
  * Copies enter a region's memory and leave it; a deregistration marks the
@@ -189,9 +197,16 @@ void hl_ipc_region_end_dmabuf_cpu(struct hl_ipc_region *r);
  */
 static inline void hl_ipc_region_leave(struct hl_ipc_region *r)
 {
-	/* atomic_dec_and_test() is a full barrier before the load. */
+	/*
+	 * Once active drops to 0 a deregistration may go on and drop the
+	 * last reference; the region is freed after an RCU grace period,
+	 * which this read section holds off until the check is done.
+	 * atomic_dec_and_test() is a full barrier before the load.
+	 */
+	rcu_read_lock();
 	if (atomic_dec_and_test(&r->active) && READ_ONCE(r->revoked))
 		wake_up_var(&r->active);
+	rcu_read_unlock();
 }
 
 /*
@@ -209,35 +224,26 @@ static inline bool hl_ipc_region_enter(struct hl_ipc_region *r)
 	return false;
 }
 
-/* Bracket CPU access to a region's memory; only dma-bufs need it. */
-static inline int hl_ipc_region_begin_cpu(struct hl_ipc_region *r)
-{
-	if (r->type != HL_IPC_REGION_DMABUF)
-		return 0;
-	return hl_ipc_region_begin_dmabuf_cpu(r);
-}
-
-static inline void hl_ipc_region_end_cpu(struct hl_ipc_region *r)
-{
-	if (r->type == HL_IPC_REGION_DMABUF)
-		hl_ipc_region_end_dmabuf_cpu(r);
-}
-
 int hl_ipc_regions_init(void);
 void hl_ipc_regions_fini(void);
 
 /* Backends of a region's memory (hl_ipc_dmabuf.c, hl_ipc_pin.c). */
 int hl_ipc_dmabuf_import(struct hl_ipc_region *r, int fd);
 void hl_ipc_dmabuf_release(struct hl_ipc_region *r);
+long hl_ipc_dmabuf_wait(struct hl_ipc_region *r, bool write, bool intr,
+			unsigned long timeout);
+int hl_ipc_dmabuf_begin_cpu(struct hl_ipc_region *r);
+void hl_ipc_dmabuf_end_cpu(struct hl_ipc_region *r);
 int hl_ipc_pin_user(struct hl_ipc_region *r, u64 addr, u64 len);
 void hl_ipc_unpin_user(struct hl_ipc_region *r);
 
 /*
- * One copy of a job.  When both ends may be the same memory and the
- * ranges overlap, it is copied in pieces of at most @piece bytes that
- * cannot overlap, back to front when the destination lies above the
- * source; @memmove says that both ends use the same kernel mapping, so
- * whole chunks can be moved.
+ * One copy of a job.  When both ends share bytes, it is copied in pieces
+ * of at most @piece bytes that cannot overlap, back to front when a
+ * shared byte's destination index is below its source index; @memmove
+ * says that both ends use the same kernel mapping, so whole chunks can be
+ * moved.  @plan: the ends may share pages, which hl_ipc_seg_plan() works
+ * out before the first byte is copied.
  */
 struct hl_ipc_seg {
 	struct hl_ipc_region *src;
@@ -248,6 +254,7 @@ struct hl_ipc_seg {
 	u64 piece;		/* 0: no overlap */
 	bool backward;
 	bool memmove;
+	bool plan;
 };
 
 struct hl_ipc_job {
@@ -278,8 +285,31 @@ int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 		   const struct hl_ipc_copy_desc *d);
 u64 hl_ipc_job_bytes(const struct hl_ipc_job *job);
 
+/*
+ * Why a copy must stop now, or 0: a region was revoked (-ENOENT), the job
+ * was cancelled (-ECANCELED) or, in the submitting thread, a fatal signal
+ * is pending (-EINTR).
+ */
+static inline int hl_ipc_job_check(const struct hl_ipc_job *job,
+				   const struct hl_ipc_seg *seg, bool in_caller)
+{
+	if (READ_ONCE(seg->src->revoked) || READ_ONCE(seg->dst->revoked))
+		return -ENOENT;
+	if (READ_ONCE(job->cancel))
+		return -ECANCELED;
+	if (in_caller && fatal_signal_pending(current))
+		return -EINTR;
+	return 0;
+}
+
 /* The CPU copy engine (hl_ipc_engine.c). */
 int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
+
+/* Memory identity of user regions (hl_ipc_share.c). */
+int hl_ipc_share_scan(struct hl_ipc_region *r);
+void hl_ipc_share_free(struct hl_ipc_region *r);
+int hl_ipc_seg_plan(const struct hl_ipc_job *job, struct hl_ipc_seg *seg,
+		    bool in_caller);
 
 /*
  * Small copies (hl_ipc_channel_copy_small()) run without a job, in one
@@ -296,20 +326,21 @@ static inline bool hl_ipc_region_covers(const struct hl_ipc_region *r,
 }
 
 /*
- * Whether a copy's two ends may be the same bytes: the same memory (one
- * dma-buf, or one mm for user ranges) and ranges that meet.
- * hl_ipc_seg_geometry() works out how to copy such ends; a small copy
- * leaves them to it.
+ * Whether a copy's two ends may share bytes: the same memory (one
+ * dma-buf, or one user region) with ranges that meet, or user regions
+ * that may share pages.  hl_ipc_seg_geometry() works out how to copy
+ * such ends; a small copy leaves them to it.
  */
-static inline bool hl_ipc_ends_overlap(const struct hl_ipc_region *src,
-				       u64 soff,
-				       const struct hl_ipc_region *dst,
-				       u64 doff, u64 len)
+static inline bool hl_ipc_ends_may_share(const struct hl_ipc_region *src,
+					 u64 soff,
+					 const struct hl_ipc_region *dst,
+					 u64 doff, u64 len)
 {
-	u64 from = src->base + soff, to = dst->base + doff;
-
-	return src->backing == dst->backing && from < to + len &&
-	       to < from + len;
+	if (src->share || dst->share)
+		return src->type == HL_IPC_REGION_USER &&
+		       dst->type == HL_IPC_REGION_USER;
+	return src->backing == dst->backing && soff < doff + len &&
+	       doff < soff + len;
 }
 
 static inline void hl_ipc_engine_copy_small(u8 *dst, const u8 *src, u64 len)
@@ -322,6 +353,8 @@ struct hl_ipc_channel {
 	struct rcu_head rcu;
 	u32 id;
 	struct hl_ipc_ctx *ctx;		/* valid until the channel is killed */
+	struct workqueue_struct *workq;	/* the user's */
+	struct mem_cgroup *memcg;	/* the creator's, for error records */
 	pid_t tgid;
 	struct hl_ipc_devid src;
 	struct hl_ipc_devid dst;

@@ -6,7 +6,8 @@
  * run one at a time in that order, so completed_seq only grows.  A
  * synchronous copy on an idle channel runs in the caller's context (and
  * on the caller's CPU time); everything else runs from the channel's work
- * item on an unbound workqueue, so different channels copy in parallel.
+ * item on its user's unbound workqueue, so different channels copy in
+ * parallel and one user's work items never hold another's workers.
  * A work item copies one slice and queues itself again, so a channel with
  * a long backlog takes its turn with the others instead of holding a
  * worker.
@@ -23,6 +24,8 @@
 #include <linux/debugfs.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -45,6 +48,7 @@ static void hl_ipc_channel_free(struct kref *ref)
 	list_del(&ch->gnode);
 	mutex_unlock(&hl_ipc_channels_lock);
 	xa_destroy(&ch->errors);
+	mem_cgroup_put(ch->memcg);
 	kfree_rcu(ch, rcu);
 	atomic_dec(&hl_ipc_stats.channels);
 }
@@ -100,17 +104,21 @@ struct hl_ipc_channel *hl_ipc_channel_get(struct hl_ipc_ctx *ctx, u32 id)
  * Remember that job seq failed.  Only the finisher of the running job
  * calls this, so records are added one at a time; the oldest is dropped
  * beyond HL_IPC_MAX_ERRORS, and forgotten_seq says from where on down
- * WAIT can no longer tell.
+ * WAIT can no longer tell.  The records are charged to the memory cgroup
+ * of the channel's creator, also when a worker adds them.
  */
 static void hl_ipc_channel_record_error(struct hl_ipc_channel *ch, u64 seq,
 					int status)
 {
+	struct mem_cgroup *old_memcg;
 	unsigned long first = 0;
 	bool evict;
 	int ret;
 
+	old_memcg = set_active_memcg(ch->memcg);
 	ret = xa_err(xa_store(&ch->errors, seq, xa_mk_value(-status),
 			      GFP_KERNEL_ACCOUNT));
+	set_active_memcg(old_memcg);
 	spin_lock(&ch->lock);
 	if (ret) {
 		ch->forgotten_seq = max(ch->forgotten_seq, seq);
@@ -162,14 +170,15 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 		ch->bytes += bytes;
 	}
 	job->status = status;
-	WRITE_ONCE(job->done, true);
+	/* Pairs with the acquire in hl_ipc_channel_wait_job(). */
+	smp_store_release(&job->done, true);
 	WRITE_ONCE(ch->completed_seq, job->seq);
 	/* A sync job reports itself, by returning; pollers look for these. */
 	if (job->async)
 		WRITE_ONCE(ch->async_done_seq, job->seq);
 	WRITE_ONCE(ch->running, NULL);
 	if (!ch->dead && !list_empty(&ch->pending))
-		queue_work(hl_ipc_wq, &ch->work);
+		queue_work(ch->workq, &ch->work);
 	spin_unlock(&ch->lock);
 	/* Pairs with the sleepers' set_current_state() (poll: poll_wait()). */
 	smp_mb();
@@ -209,7 +218,7 @@ static void hl_ipc_channel_work(struct work_struct *work)
 			list_add(&job->node, &ch->pending);
 			ch->npending++;
 			ch->running = NULL;
-			queue_work(hl_ipc_wq, &ch->work);
+			queue_work(ch->workq, &ch->work);
 			spin_unlock(&ch->lock);
 			/* A destroyer may be waiting for !running. */
 			if (wq_has_sleeper(&ch->wq))
@@ -252,7 +261,7 @@ static int hl_ipc_channel_queue(struct hl_ipc_ctx *ctx,
 	list_add_tail(&job->node, &ch->pending);
 	ch->npending++;
 	if (!ch->running)
-		queue_work(hl_ipc_wq, &ch->work);
+		queue_work(ch->workq, &ch->work);
 	spin_unlock(&ch->lock);
 	return 0;
 }
@@ -263,7 +272,8 @@ static int hl_ipc_channel_wait_job(struct hl_ipc_channel *ch,
 {
 	int ret;
 
-	ret = wait_event_killable(ch->wq, READ_ONCE(job->done));
+	/* The acquire orders the read of job->status after done. */
+	ret = wait_event_killable(ch->wq, smp_load_acquire(&job->done));
 	if (ret) {
 		/* We are dying: stop the copy at its next chunk. */
 		WRITE_ONCE(job->cancel, true);
@@ -488,12 +498,15 @@ int hl_ipc_channel_create(struct hl_ipc_ctx *ctx,
 
 	kref_init(&ch->ref);
 	ch->ctx = ctx;
+	ch->workq = ctx->user->wq;
+	ch->memcg = get_mem_cgroup_from_mm(current->mm);
 	ch->tgid = ctx->tgid;
 	spin_lock_init(&ch->lock);
 	INIT_LIST_HEAD(&ch->pending);
 	init_waitqueue_head(&ch->wq);
 	INIT_WORK(&ch->work, hl_ipc_channel_work);
-	xa_init(&ch->errors);
+	/* Nodes allocated under the xarray lock are charged too. */
+	xa_init_flags(&ch->errors, XA_FLAGS_ACCOUNT);
 	atomic_inc(&hl_ipc_stats.channels);
 	mutex_lock(&hl_ipc_channels_lock);
 	list_add_tail(&ch->gnode, &hl_ipc_channels);
@@ -556,7 +569,7 @@ static void hl_ipc_channel_kill(struct hl_ipc_ctx *ctx,
 		if (!ch->cancel_seq || job->seq < ch->cancel_seq)
 			ch->cancel_seq = job->seq;
 		job->status = -ECANCELED;
-		WRITE_ONCE(job->done, true);
+		smp_store_release(&job->done, true);
 		spin_unlock(&ch->lock);
 		atomic64_inc(&ch->failures);
 		atomic64_inc(&hl_ipc_stats.errors);

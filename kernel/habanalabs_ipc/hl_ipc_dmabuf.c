@@ -5,10 +5,10 @@
  * attachment and no DMA mapping that the engine would not use (under
  * swiotlb an unused mapping copies a stale bounce buffer back over the
  * data when it is unmapped).  A vmap keeps the backing storage in place
- * until vunmap.  Copies bracket their CPU access with
- * dma_buf_begin/end_cpu_access (hl_ipc_region.c).
+ * until vunmap.  Copies bracket their CPU access below.
  */
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 
@@ -33,7 +33,6 @@ int hl_ipc_dmabuf_import(struct hl_ipc_region *r, int fd)
 	r->dbuf = dbuf;
 	r->size = dbuf->size;
 	r->backing = dbuf;
-	r->base = 0;
 
 	/* Writing needs what write(2) on the dma-buf would need. */
 	if ((r->flags & HL_IPC_REGION_WRITE) &&
@@ -61,4 +60,46 @@ void hl_ipc_dmabuf_release(struct hl_ipc_region *r)
 	if (r->vaddr)
 		hl_dma_buf_vunmap(r->dbuf, &r->map);
 	dma_buf_put(r->dbuf);
+}
+
+/*
+ * Wait for the fences an access must wait for (all of them for a write,
+ * the writers' for a read), as dma_buf_begin_cpu_access() would, but at
+ * most @timeout jiffies: what dma_resv_wait_timeout() returns.
+ */
+long hl_ipc_dmabuf_wait(struct hl_ipc_region *r, bool write, bool intr,
+			unsigned long timeout)
+{
+	return dma_resv_wait_timeout(r->dbuf->resv, dma_resv_usage_rw(write),
+				     intr, timeout);
+}
+
+/*
+ * Let the exporter make the data visible to the CPU (exporters with
+ * caches or bounce buffers need it), after hl_ipc_dmabuf_wait().  This is
+ * dma_buf_begin_cpu_access() without its own fence wait, which has no
+ * bound: anyone who holds the dma-buf can attach fences to it.
+ *
+ * Both ends say DMA_BIDIRECTIONAL: the destination is read-modify-written
+ * as far as the exporter can tell, and for the source it costs at most a
+ * writeback of unchanged data, while udmabuf (6.12) maps its sync table
+ * with the direction of the first call and unmaps it bidirectionally, so
+ * any other direction trips the DMA API's checks.
+ */
+int hl_ipc_dmabuf_begin_cpu(struct hl_ipc_region *r)
+{
+	const struct dma_buf_ops *ops = r->dbuf->ops;
+	int ret;
+
+	if (!ops->begin_cpu_access)
+		return 0;
+	ret = ops->begin_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
+	if (ret == -ERESTARTSYS || ret == -EINTR)
+		return -EINTR;
+	return ret ? -EIO : 0;
+}
+
+void hl_ipc_dmabuf_end_cpu(struct hl_ipc_region *r)
+{
+	dma_buf_end_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
 }

@@ -5,13 +5,17 @@
  * Both regions of a copy are mapped into the kernel at registration, so a
  * copy is a chunked memcpy.  A step copies up to a byte budget of a job
  * from where the previous step stopped, so a work item can hand the CPU
- * to other channels between slices of a large job.  Around each step the
- * engine is inside both regions' memory (hl_ipc_region_enter, unless the
- * job was built inside them) with CPU access begun on dma-bufs; between
- * chunks it reschedules and checks whether to stop: a region was revoked
- * (-ENOENT), the job was cancelled (-ECANCELED), or, in the submitting
- * thread, a fatal signal (-EINTR).
+ * to other channels between slices of a large job.
+ *
+ * Each step of a segment first begins CPU access to its dma-buf ends:
+ * it waits for their fences, within fence_timeout_ms and checking every
+ * few milliseconds whether to stop, then lets the exporter prepare.  Only
+ * then does it enter both regions' memory (hl_ipc_region_enter, unless
+ * the job was built inside them) and copy, so a deregistration waits for
+ * at most one chunk, never for a fence or an exporter.  Between chunks it
+ * reschedules and checks whether to stop (hl_ipc_job_check()).
  */
+#include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -19,16 +23,73 @@
 
 #include "hl_ipc.h"
 
-static int hl_ipc_engine_check(const struct hl_ipc_job *job,
-			       const struct hl_ipc_seg *seg, bool in_caller)
+/* How often a fence wait looks whether the copy must stop. */
+#define HL_IPC_FENCE_SLICE_MS	10
+
+/*
+ * Wait for the fences of @r's dma-buf that an access of this kind must
+ * wait for: at most fence_timeout_ms (-ETIMEDOUT), ending early when the
+ * copy must stop, and on any signal in the submitting thread (-EINTR).
+ */
+static int hl_ipc_engine_fences(const struct hl_ipc_job *job,
+				const struct hl_ipc_seg *seg,
+				struct hl_ipc_region *r, bool write,
+				bool in_caller)
 {
-	if (READ_ONCE(seg->src->revoked) || READ_ONCE(seg->dst->revoked))
-		return -ENOENT;
-	if (READ_ONCE(job->cancel))
-		return -ECANCELED;
-	if (in_caller && fatal_signal_pending(current))
-		return -EINTR;
-	return 0;
+	unsigned long left, slice;
+	long ret;
+
+	left = msecs_to_jiffies(READ_ONCE(hl_ipc_fence_timeout_ms));
+	for (;;) {
+		slice = min(left, msecs_to_jiffies(HL_IPC_FENCE_SLICE_MS));
+		ret = hl_ipc_dmabuf_wait(r, write, in_caller, max(slice, 1UL));
+		if (ret > 0)
+			return 0;
+		if (ret < 0)
+			return -EINTR;
+		ret = hl_ipc_job_check(job, seg, in_caller);
+		if (ret)
+			return ret;
+		if (left <= slice)
+			return -ETIMEDOUT;
+		left -= slice;
+	}
+}
+
+static int hl_ipc_engine_begin_one(const struct hl_ipc_job *job,
+				   const struct hl_ipc_seg *seg,
+				   struct hl_ipc_region *r, bool write,
+				   bool in_caller)
+{
+	int ret;
+
+	if (r->type != HL_IPC_REGION_DMABUF)
+		return 0;
+	ret = hl_ipc_engine_fences(job, seg, r, write, in_caller);
+	if (ret)
+		return ret;
+	return hl_ipc_dmabuf_begin_cpu(r);
+}
+
+static void hl_ipc_engine_end_cpu(struct hl_ipc_region *r)
+{
+	if (r->type == HL_IPC_REGION_DMABUF)
+		hl_ipc_dmabuf_end_cpu(r);
+}
+
+/* Begin CPU access to both ends; nothing is begun on failure. */
+static int hl_ipc_engine_begin_cpu(const struct hl_ipc_job *job,
+				   const struct hl_ipc_seg *seg, bool in_caller)
+{
+	int ret;
+
+	ret = hl_ipc_engine_begin_one(job, seg, seg->src, false, in_caller);
+	if (ret)
+		return ret;
+	ret = hl_ipc_engine_begin_one(job, seg, seg->dst, true, in_caller);
+	if (ret)
+		hl_ipc_engine_end_cpu(seg->src);
+	return ret;
 }
 
 /* Copy bytes [at, at + n) of the segment. */
@@ -60,21 +121,25 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 			     u64 *budget, bool in_caller)
 {
 	u64 chunk = READ_ONCE(hl_ipc_chunk_size);
-	int ret = 0;
+	int ret;
 
+	if (seg->plan) {
+		ret = hl_ipc_seg_plan(job, seg, in_caller);
+		if (ret)
+			return ret;
+	}
+	ret = hl_ipc_engine_begin_cpu(job, seg, in_caller);
+	if (ret)
+		return ret;
 	/* A job built inside its regions is still inside. */
-	if (!job->entered && !hl_ipc_region_enter(seg->src))
-		return -ENOENT;
+	if (!job->entered && !hl_ipc_region_enter(seg->src)) {
+		ret = -ENOENT;
+		goto out_cpu;
+	}
 	if (!job->entered && !hl_ipc_region_enter(seg->dst)) {
 		ret = -ENOENT;
 		goto out_src;
 	}
-	ret = hl_ipc_region_begin_cpu(seg->src);
-	if (ret)
-		goto out_dst;
-	ret = hl_ipc_region_begin_cpu(seg->dst);
-	if (ret)
-		goto out_cpu_src;
 
 	while (job->cur_done < seg->len && *budget) {
 		u64 n = min3(chunk, seg->len - job->cur_done, *budget);
@@ -82,7 +147,7 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 		u64 at = seg->backward ? seg->len - job->cur_done - n :
 					 job->cur_done;
 
-		ret = hl_ipc_engine_check(job, seg, in_caller);
+		ret = hl_ipc_job_check(job, seg, in_caller);
 		if (ret)
 			break;
 		hl_ipc_engine_copy(seg, at, n);
@@ -92,15 +157,14 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 			cond_resched();
 	}
 
-	hl_ipc_region_end_cpu(seg->dst);
-out_cpu_src:
-	hl_ipc_region_end_cpu(seg->src);
-out_dst:
 	if (!job->entered)
 		hl_ipc_region_leave(seg->dst);
 out_src:
 	if (!job->entered)
 		hl_ipc_region_leave(seg->src);
+out_cpu:
+	hl_ipc_engine_end_cpu(seg->dst);
+	hl_ipc_engine_end_cpu(seg->src);
 	return ret;
 }
 

@@ -138,10 +138,10 @@ static int hl_ipc_copy_small(struct hl_ipc_ctx *ctx, u32 id,
 				 false);
 	dst = hl_ipc_region_peek(ctx, d->dst_cookie, d->dst_offset, d->length,
 				 true);
-	/* Overlapping ends are hl_ipc_job_add()'s to sort out. */
+	/* Ends that may share bytes are hl_ipc_job_add()'s to sort out. */
 	if (ch && src && dst &&
-	    !hl_ipc_ends_overlap(src, d->src_offset, dst, d->dst_offset,
-				 d->length))
+	    !hl_ipc_ends_may_share(src, d->src_offset, dst, d->dst_offset,
+				   d->length))
 		ret = hl_ipc_channel_copy_small(ch, dst->vaddr + d->dst_offset,
 						src->vaddr + d->src_offset,
 						d->length, seq);
@@ -155,6 +155,9 @@ static int hl_ipc_copy_small(struct hl_ipc_ctx *ctx, u32 id,
  * channel: the channel is looked up, the regions entered and the channel
  * claimed in one RCU read section, and a claimed channel outlives its
  * running job.  Only a busy channel costs a reference (and a heap job).
+ * A copy with a dma-buf end holds references instead of staying inside:
+ * it must wait for the dma-buf's fences, and nobody's deregistration may
+ * wait for those.
  */
 static long hl_ipc_copy_sync(struct hl_ipc_ctx *ctx, u32 id,
 			     const struct hl_ipc_copy_desc *d, u64 *seq)
@@ -172,6 +175,12 @@ static long hl_ipc_copy_sync(struct hl_ipc_ctx *ctx, u32 id,
 		return -ENOENT;
 	}
 	ret = hl_ipc_job_add(ctx, &job, d);
+	if (!ret && (job.one.src->type == HL_IPC_REGION_DMABUF ||
+		     job.one.dst->type == HL_IPC_REGION_DMABUF)) {
+		hl_ipc_region_hold(job.one.src);
+		hl_ipc_region_hold(job.one.dst);
+		job.entered = false;
+	}
 	if (!ret)
 		ret = hl_ipc_channel_claim(ch, &job, seq);
 	if (ret == -EBUSY && !hl_ipc_channel_tryget(ch))

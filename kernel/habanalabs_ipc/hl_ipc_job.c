@@ -32,8 +32,9 @@ struct hl_ipc_job *hl_ipc_job_alloc(u32 nsegs)
 {
 	struct hl_ipc_job *job;
 
-	job = kmalloc(struct_size(job, more, nsegs > 1 ? nsegs : 0),
-		      GFP_KERNEL_ACCOUNT);
+	/* A batch of max_batch descriptors is too large for kmalloc. */
+	job = kvmalloc(struct_size(job, more, nsegs > 1 ? nsegs : 0),
+		       GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return NULL;
 	hl_ipc_job_init(job, false);
@@ -105,7 +106,7 @@ static void hl_ipc_job_free(struct kref *ref)
 	struct hl_ipc_job *job = container_of(ref, struct hl_ipc_job, ref);
 
 	hl_ipc_job_release(job);
-	kfree(job);
+	kvfree(job);
 	atomic_dec(&hl_ipc_stats.jobs);
 }
 
@@ -126,29 +127,32 @@ u64 hl_ipc_job_bytes(const struct hl_ipc_job *job)
 }
 
 /*
- * Two regions over the same memory (one dma-buf or one user range
- * registered twice, or a region with itself) may overlap although their
- * kernel mappings differ, so neither memcpy nor memmove on those
- * mappings is safe.  Where the ranges overlap, copy in pieces no longer
- * than the distance between them, in the order that never overwrites
- * bytes still to be read.
+ * How to copy a segment whose ends may share bytes.  One region, or two
+ * regions of one dma-buf, are the same bytes at the same offsets: where
+ * the ranges overlap, copy in pieces no longer than the distance between
+ * them (their kernel mappings may differ, so neither memcpy nor memmove
+ * on them is safe in general), in the order that never overwrites bytes
+ * still to be read.  User regions that may share pages with others are
+ * planned from the pages themselves before the copy starts.
  */
 static void hl_ipc_seg_geometry(struct hl_ipc_seg *seg)
 {
 	const struct hl_ipc_region *s = seg->src, *d = seg->dst;
-	u64 from, to, dist;
+	u64 dist;
 
-	if (!hl_ipc_ends_overlap(s, seg->src_off, d, seg->dst_off, seg->len))
+	if (!hl_ipc_ends_may_share(s, seg->src_off, d, seg->dst_off, seg->len))
 		return;
-	from = s->base + seg->src_off;
-	to = d->base + seg->dst_off;
-	dist = from > to ? from - to : to - from;
-	seg->backward = to > from;
-	seg->memmove = (uintptr_t)s->vaddr - s->base ==
-		       (uintptr_t)d->vaddr - d->base;
-	seg->piece = dist;		/* 0: the copy is a no-op */
+	if (s->share || d->share) {
+		seg->plan = true;
+		return;
+	}
+	seg->backward = seg->dst_off > seg->src_off;
+	dist = seg->backward ? seg->dst_off - seg->src_off :
+			       seg->src_off - seg->dst_off;
+	seg->memmove = s->vaddr == d->vaddr;
+	seg->piece = dist;
 	if (!dist)
-		seg->len = 0;
+		seg->len = 0;		/* the very same bytes: nothing to do */
 }
 
 /*

@@ -17,8 +17,6 @@
 #include "hl_compat.h"
 #include "hl_ipc.h"
 
-struct workqueue_struct *hl_ipc_wq;
-
 static int hl_ipc_open(struct inode *inode, struct file *file)
 {
 	struct hl_ipc_user *user;
@@ -41,7 +39,7 @@ static int hl_ipc_open(struct inode *inode, struct file *file)
 	}
 	mutex_init(&ctx->lock);
 	INIT_LIST_HEAD(&ctx->regions);
-	xa_init_flags(&ctx->channels, XA_FLAGS_ALLOC1);
+	xa_init_flags(&ctx->channels, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&ctx->poll_wq);
 	ctx->user = user;
 	ctx->tgid = task_tgid_nr(current);
@@ -102,17 +100,9 @@ static int __init hl_ipc_init(void)
 {
 	int ret;
 
-	/*
-	 * Unbound: each channel's work item runs wherever a CPU is free, so
-	 * different channels copy in parallel while one channel's work item,
-	 * never reentered, keeps that channel's copies in order.
-	 */
-	hl_ipc_wq = alloc_workqueue("hl_ipc", WQ_UNBOUND, 0);
-	if (!hl_ipc_wq)
-		return -ENOMEM;
 	ret = hl_ipc_regions_init();
 	if (ret)
-		goto err_wq;
+		return ret;
 	hl_ipc_stats_init();
 	/* Last: once the node exists, everything must be ready. */
 	ret = misc_register(&hl_ipc_misc);
@@ -123,8 +113,6 @@ static int __init hl_ipc_init(void)
 err_stats:
 	hl_ipc_stats_fini();
 	hl_ipc_regions_fini();
-err_wq:
-	destroy_workqueue(hl_ipc_wq);
 	return ret;
 }
 
@@ -134,7 +122,6 @@ static void __exit hl_ipc_exit(void)
 	hl_ipc_stats_fini();
 	hl_ipc_regions_fini();
 	hl_ipc_users_fini();
-	destroy_workqueue(hl_ipc_wq);
 }
 
 module_init(hl_ipc_init);

@@ -22,6 +22,8 @@ unsigned int hl_ipc_user_max_contexts = 1024;
 unsigned int hl_ipc_user_max_channels = 4096;
 unsigned int hl_ipc_user_max_regions = 65536;
 unsigned int hl_ipc_user_max_jobs = 4096;
+unsigned int hl_ipc_user_max_workers = 8;
+unsigned int hl_ipc_fence_timeout_ms = 2000;
 
 struct hl_ipc_param {
 	const char *name;
@@ -86,3 +88,7 @@ HL_IPC_PARAM(user_max_regions, hl_ipc_user_max_regions, 1, 1U << 22,
 	     "Regions per user (default 65536, 1..4194304)");
 HL_IPC_PARAM(user_max_jobs, hl_ipc_user_max_jobs, 1, 1U << 20,
 	     "Queued asynchronous copies per user (default 4096, 1..1048576)");
+HL_IPC_PARAM(user_max_workers, hl_ipc_user_max_workers, 1, 256,
+	     "Copies of one user that run on workers at once; for users whose first context opens after a change (default 8, 1..256)");
+HL_IPC_PARAM(fence_timeout_ms, hl_ipc_fence_timeout_ms, 1, 60000,
+	     "Longest wait for a dma-buf's fences before a copy fails with ETIMEDOUT (default 2000, 1..60000)");

@@ -8,16 +8,14 @@
  * its processes (not each mm on its own), unless the caller has
  * CAP_IPC_LOCK; mm->pinned_vm shows them in the process's status.
  *
- * A writable long-term pin of a file mapping whose filesystem tracks
- * dirty pages loses writeback (newer kernels refuse it inside GUP, 6.1
- * does not), so writable regions accept only anonymous, shmem and
- * hugetlbfs memory, on every kernel alike.  The check and the pin run
- * under one mmap_read_lock, so the mapping checked is the one pinned.
+ * Which mappings may be pinned, and how, is the policy both modules share
+ * (hl_user_pin.h): writable regions take only memory whose writeback a
+ * long-term pin cannot break, and read-only regions of private mappings
+ * pin the owner's own pages, never a copy-on-write page its next write
+ * would replace.
  */
-#include <linux/backing-dev.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
-#include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
@@ -28,9 +26,7 @@
 
 #include "hl_compat.h"
 #include "hl_ipc.h"
-
-/* Pages pinned per call, so fatal signals are noticed between batches. */
-#define HL_IPC_PIN_BATCH	512
+#include "hl_user_pin.h"
 
 static int hl_ipc_pin_charge(struct hl_ipc_region *r)
 {
@@ -72,69 +68,6 @@ static void hl_ipc_pin_uncharge(struct hl_ipc_region *r)
 	}
 }
 
-/* May the CPU engine keep writing to this mapping for a long time? */
-static bool hl_ipc_vma_writable_pin_ok(struct vm_area_struct *vma)
-{
-	if (!(vma->vm_flags & VM_SHARED) || !vma->vm_file)
-		return true;		/* anonymous, or private copies */
-	if (is_vm_hugetlb_page(vma))
-		return true;
-	if (vma->vm_ops && vma->vm_ops->page_mkwrite)
-		return false;		/* the filesystem wants to know */
-	return !mapping_can_writeback(vma->vm_file->f_mapping);
-}
-
-static int hl_ipc_check_vmas(struct mm_struct *mm, unsigned long start,
-			     unsigned long end)
-{
-	struct vm_area_struct *vma;
-	unsigned long addr = start;
-
-	while (addr < end) {
-		vma = vma_lookup(mm, addr);
-		if (!vma)
-			return -EFAULT;
-		if (!hl_ipc_vma_writable_pin_ok(vma))
-			return -EOPNOTSUPP;
-		addr = vma->vm_end;
-	}
-	return 0;
-}
-
-static int hl_ipc_pin_pages(struct hl_ipc_region *r, unsigned long start,
-			    bool write)
-{
-	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
-	struct mm_struct *mm = current->mm;
-	unsigned long done = 0;
-	long n;
-	int ret = 0;
-
-	mmap_read_lock(mm);
-	if (write)
-		ret = hl_ipc_check_vmas(mm, start,
-					start + r->npages * PAGE_SIZE);
-	while (!ret && done < r->npages) {
-		n = min_t(unsigned long, r->npages - done, HL_IPC_PIN_BATCH);
-		n = hl_pin_user_pages(start + done * PAGE_SIZE, n, gup,
-				      r->pages + done);
-		if (n <= 0) {
-			ret = n == -ENOMEM ? -ENOMEM : -EFAULT;
-			break;
-		}
-		done += n;
-		if (fatal_signal_pending(current))
-			ret = -EINTR;
-	}
-	mmap_read_unlock(mm);
-	if (ret) {
-		/* Unpin what we got; the release path sees no pages. */
-		unpin_user_pages(r->pages, done);
-		return ret;
-	}
-	return 0;
-}
-
 int hl_ipc_pin_user(struct hl_ipc_region *r, u64 addr, u64 len)
 {
 	bool write = r->flags & HL_IPC_REGION_WRITE;
@@ -153,8 +86,7 @@ int hl_ipc_pin_user(struct hl_ipc_region *r, u64 addr, u64 len)
 	start = addr & PAGE_MASK;
 	r->npages = (PAGE_ALIGN(end) - start) >> PAGE_SHIFT;
 	r->size = len;
-	r->backing = current->mm;
-	r->base = addr;
+	r->backing = r;
 
 	ret = hl_ipc_pin_charge(r);
 	if (ret)
@@ -163,7 +95,7 @@ int hl_ipc_pin_user(struct hl_ipc_region *r, u64 addr, u64 len)
 				  GFP_KERNEL_ACCOUNT);
 	if (!r->pages)
 		return -ENOMEM;
-	ret = hl_ipc_pin_pages(r, start, write);
+	ret = hl_user_pin(start, r->npages, write, r->pages);
 	if (ret) {
 		kvfree(r->pages);
 		r->pages = NULL;
@@ -173,7 +105,7 @@ int hl_ipc_pin_user(struct hl_ipc_region *r, u64 addr, u64 len)
 	if (!r->vbase)
 		return -ENOMEM;
 	r->vaddr = (u8 *)r->vbase + offset_in_page(addr);
-	return 0;
+	return hl_ipc_share_scan(r);
 }
 
 /* Undo whatever hl_ipc_pin_user() got done. */
@@ -181,6 +113,7 @@ void hl_ipc_unpin_user(struct hl_ipc_region *r)
 {
 	if (r->vbase)
 		vunmap(r->vbase);
+	hl_ipc_share_free(r);
 	if (r->pages) {
 		unpin_user_pages_dirty_lock(r->pages, r->npages,
 					    r->flags & HL_IPC_REGION_WRITE);

@@ -12,8 +12,10 @@
  * region holds another (a copy that runs at once is only inside it, see
  * hl_ipc_region_get_entered()).  Deregistering removes the cookie, marks
  * the region revoked and then waits until no copy is inside its memory
- * any more: copies notice the revocation at their next chunk, so the wait
- * is bounded by one chunk, and once DEREGISTER returns the memory is
+ * any more: copies notice the revocation at their next chunk, and wait
+ * for dma-buf fences and exporters before they enter (hl_ipc_engine.c),
+ * so the wait is bounded by one chunk, and once DEREGISTER returns the
+ * memory is
  * never touched again (the guarantee RDMA gives for deregistered MRs).
  * A small copy of user memory does not even enter (hl_ipc_region_peek()):
  * it uses the memory inside an RCU read section, so deregistering a
@@ -23,6 +25,7 @@
  * Lookups run under RCU; the struct is freed after a grace period.
  */
 #include <linux/dma-buf.h>
+#include <linux/jhash.h>
 #include <linux/rhashtable.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
@@ -34,14 +37,15 @@
 static struct rhashtable hl_ipc_regions;
 
 /*
- * Cookies are already uniformly random and chosen by us, not by users, so
- * folding them is as good a hash as jhash, and cheaper on every copy.
+ * Cookies are random, but a user sees its own and may keep only those
+ * that land in one bucket; jhash with the table's random seed spreads
+ * them anew at every rehash, which a folded cookie would not.
  */
 static u32 hl_ipc_cookie_hash(const void *data, u32 len, u32 seed)
 {
 	u64 cookie = *(const u64 *)data;
 
-	return (u32)cookie ^ (u32)(cookie >> 32) ^ seed;
+	return jhash_2words((u32)cookie, (u32)(cookie >> 32), seed);
 }
 
 static int hl_ipc_region_cmp(struct rhashtable_compare_arg *arg,
@@ -76,30 +80,6 @@ static void hl_ipc_region_free(struct kref *ref)
 void hl_ipc_region_put(struct hl_ipc_region *r)
 {
 	kref_put(&r->ref, hl_ipc_region_free);
-}
-
-/*
- * Bracket CPU access to a dma-buf, so exporters with caches or bounce
- * buffers make the data visible; nothing to do for user memory.  Both
- * ends say DMA_BIDIRECTIONAL: the destination is read-modify-written as
- * far as the exporter can tell, and for the source it costs at most a
- * writeback of unchanged data, while udmabuf (6.12) maps its sync table
- * with the direction of the first call and unmaps it bidirectionally, so
- * any other direction trips the DMA API's checks.
- */
-int hl_ipc_region_begin_dmabuf_cpu(struct hl_ipc_region *r)
-{
-	int ret;
-
-	ret = dma_buf_begin_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
-	if (ret == -ERESTARTSYS || ret == -EINTR)
-		return -EINTR;
-	return ret ? -EIO : 0;
-}
-
-void hl_ipc_region_end_dmabuf_cpu(struct hl_ipc_region *r)
-{
-	dma_buf_end_cpu_access(r->dbuf, DMA_BIDIRECTIONAL);
 }
 
 static int hl_ipc_region_publish(struct hl_ipc_ctx *ctx,

@@ -3,12 +3,14 @@
  * Per-user accounting.  Limits per context alone do not bound a user who
  * opens many contexts, so every context, channel, region and queued
  * asynchronous copy is also counted against the uid that opened the
- * context.  Pinned user memory is charged to the kernel's own per-user
+ * context, and each uid's copies run on a workqueue of its own.  Pinned user memory is charged to the kernel's own per-user
  * locked_vm (hl_ipc_pin.c), which RLIMIT_MEMLOCK bounds across all of
  * that user's processes.
  */
+#include <linux/cred.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "hl_ipc.h"
@@ -35,8 +37,22 @@ struct hl_ipc_user *hl_ipc_user_get(kuid_t uid)
 	}
 	refcount_set(&u->ref, 1);
 	u->uid = uid;
+	/*
+	 * Unbound: each channel's work item runs wherever a CPU is free, so
+	 * different channels copy in parallel while one channel's work item,
+	 * never reentered, keeps that channel's copies in order.
+	 */
+	u->wq = alloc_workqueue("hl_ipc_u%u", WQ_UNBOUND,
+				READ_ONCE(hl_ipc_user_max_workers),
+				from_kuid(&init_user_ns, uid));
+	if (!u->wq) {
+		kfree(u);
+		u = ERR_PTR(-ENOMEM);
+		goto out;
+	}
 	ret = xa_err(xa_store(&hl_ipc_users, key, u, GFP_KERNEL_ACCOUNT));
 	if (ret) {
+		destroy_workqueue(u->wq);
 		kfree(u);
 		u = ERR_PTR(ret);
 		goto out;
@@ -55,6 +71,8 @@ void hl_ipc_user_put(struct hl_ipc_user *u)
 	mutex_unlock(&hl_ipc_users_lock);
 	WARN_ON_ONCE(atomic_read(&u->contexts) || atomic_read(&u->channels) ||
 		     atomic_read(&u->regions) || atomic_read(&u->jobs));
+	/* Every channel is gone, and with it every work item. */
+	destroy_workqueue(u->wq);
 	kfree(u);
 	atomic_dec(&hl_ipc_stats.users);
 }

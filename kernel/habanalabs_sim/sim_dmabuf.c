@@ -117,8 +117,11 @@ static int sim_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	unsigned long i, n = vma_pages(vma);
 	int rc;
 
-	/* Private copies of device memory make no sense. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * Private copies of device memory make no sense.  VM_MAYSHARE: a
+	 * shared mapping of a read-only export has no VM_SHARED.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	/* The dma-buf core has checked vm_pgoff + n against the size. */
 	if (vma->vm_pgoff > sbuf->npages || n > sbuf->npages - vma->vm_pgoff)
@@ -194,7 +197,8 @@ int sim_dmabuf_export(struct sim_ctx *ctx, struct sim_va *va, u64 offset,
 
 	exp.ops = &sim_dmabuf_ops;
 	exp.size = size;
-	exp.flags = O_RDWR;
+	/* As the real driver: the file's access mode is the caller's. */
+	exp.flags = flags;
 	exp.priv = sbuf;
 	dmabuf = dma_buf_export(&exp);
 	if (IS_ERR(dmabuf)) {

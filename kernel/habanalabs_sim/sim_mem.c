@@ -13,6 +13,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "hl_compat.h"
+#include "hl_user_pin.h"
 #include "sim.h"
 
 /* Largest userptr mapping: 4 GiB keeps the page array reasonable. */
@@ -385,24 +387,17 @@ err:
 	return rc;
 }
 
+/*
+ * Pin the pages as the real driver does, writable and long-term, with the
+ * policy habanalabs_ipc shares (hl_user_pin.h): on 6.1 too, a writable
+ * long-term pin of a file whose writeback it would break is refused, with
+ * the EFAULT that GUP gives the real driver on later kernels.
+ */
 static int sim_pin(struct sim_bo *bo, unsigned long start)
 {
-	unsigned long done = 0;
-	int n;
+	int rc = hl_user_pin(start, bo->npages, true, bo->pages);
 
-	while (done < bo->npages) {
-		n = pin_user_pages_fast(start + (done << PAGE_SHIFT),
-					bo->npages - done,
-					FOLL_WRITE | FOLL_LONGTERM,
-					bo->pages + done);
-		if (n <= 0) {
-			if (done)
-				unpin_user_pages(bo->pages, done);
-			return n == -ENOMEM ? -ENOMEM : -EFAULT;
-		}
-		done += n;
-	}
-	return 0;
+	return rc == -EOPNOTSUPP ? -EFAULT : rc;
 }
 
 static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,

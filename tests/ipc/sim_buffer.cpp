@@ -94,4 +94,42 @@ void sim_free(Buffer *b)
 	b->aux_fd = -1;
 }
 
+int sim_export(const Buffer &b, int flags)
+{
+	hl_mem_args a{};
+	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	a.in.flags = static_cast<uint32_t>(flags);
+	a.in.export_dmabuf_fd.addr = b.sim_va;
+	a.in.export_dmabuf_fd.mem_size = b.map_size;
+	int ret = mem(b.aux_fd, &a);
+	return ret ? ret : static_cast<int>(a.out.fd);
+}
+
+int sim_map_host(void *p, size_t len, uint64_t *va)
+{
+	int fd = sim_device_fd();
+	if (fd < 0)
+		return fd;
+	hl_mem_args a{};
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = HL_MEM_USERPTR;
+	a.in.map_host.host_virt_addr = reinterpret_cast<uint64_t>(p);
+	a.in.map_host.mem_size = len;
+	int ret = mem(fd, &a);
+	if (!ret)
+		*va = a.out.device_virt_addr;
+	return ret;
+}
+
+int sim_unmap(uint64_t va)
+{
+	int fd = sim_device_fd();
+	if (fd < 0)
+		return fd;
+	hl_mem_args a{};
+	a.in.op = HL_MEM_OP_UNMAP;
+	a.in.unmap.device_virt_addr = va;
+	return mem(fd, &a);
+}
+
 }  // namespace hlipc

@@ -4,6 +4,9 @@
 // exclusive, so every buffer of the process shares it.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 namespace hlipc {
 struct Buffer;
 bool sim_available();
@@ -11,4 +14,11 @@ int sim_alloc(Buffer *b);
 void sim_free(Buffer *b);
 // The process's compute node fd for device 0 (opened on first use), or -errno.
 int sim_device_fd();
+// Export another dma-buf of b's device memory with the fd flags given
+// (O_RDONLY, O_RDWR, O_CLOEXEC); the new fd, or -errno.
+int sim_export(const Buffer &b, int flags);
+// Map host memory for the device (a userptr mapping); 0 or -errno, and
+// the device address in *va.  sim_unmap() undoes it.
+int sim_map_host(void *p, size_t len, uint64_t *va);
+int sim_unmap(uint64_t va);
 }  // namespace hlipc
