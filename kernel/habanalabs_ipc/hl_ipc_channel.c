@@ -569,6 +569,7 @@ static void hl_ipc_channel_kill(struct hl_ipc_ctx *ctx,
 		if (!ch->cancel_seq || job->seq < ch->cancel_seq)
 			ch->cancel_seq = job->seq;
 		job->status = -ECANCELED;
+		/* Pairs with the acquire in hl_ipc_channel_wait_job(). */
 		smp_store_release(&job->done, true);
 		spin_unlock(&ch->lock);
 		atomic64_inc(&ch->failures);
