@@ -114,6 +114,12 @@ int hl_ipc_share_scan(struct hl_ipc_region *r)
 	shared = bitmap_zalloc(r->npages, GFP_KERNEL_ACCOUNT);
 	if (!shared)
 		return -ENOMEM;
+	/*
+	 * Our pins visible before we read the counts, as another region's
+	 * are before it reads ours: of two regions pinning one page at the
+	 * same time, at least one sees the other.
+	 */
+	smp_mb();
 	count = hl_ipc_share_mark(r->pages, r->npages, shared);
 	if (!count)
 		goto out;
