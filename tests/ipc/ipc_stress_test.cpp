@@ -240,13 +240,19 @@ TEST(Stress, ManyThreadsOneFd)
 
 // Processes share their cookies through shared memory, use each other's,
 // race to deregister them (only owners may), close and reopen their
-// contexts, and one of them is killed now and then in the middle.
+// contexts, and one of them is killed now and then in the middle.  Their
+// regions are of one shared mapping, so that regions of different
+// processes share pages and copies between them are planned from the
+// pages while their regions are revoked.
 TEST(Stress, ProcessesOnSharedCookies)
 {
 	constexpr int PROCS = 4;
 	auto *pub = static_cast<std::atomic<uint64_t> *>(
 		mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
 	ASSERT_NE(pub, MAP_FAILED);
+	void *mem = mmap(nullptr, BUF * Shared::SLOTS, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(mem, MAP_FAILED);
 	constexpr int NPUB = PROCS * Shared::SLOTS;
 	for (int i = 0; i < NPUB; i++)
 		new (&pub[i]) std::atomic<uint64_t>(0);
@@ -254,11 +260,7 @@ TEST(Stress, ProcessesOnSharedCookies)
 	auto end = deadline(secs);
 	auto worker = [&](int p, unsigned seed) {
 		Shared s;
-		void *m = mmap(nullptr, BUF * Shared::SLOTS, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
-			return 1;
-		s.mem = static_cast<uint8_t *>(m);
+		s.mem = static_cast<uint8_t *>(mem);
 		std::mt19937_64 rng(seed);
 		while (time_left(end)) {
 			s.fd = open_ipc();
@@ -320,6 +322,7 @@ TEST(Stress, ProcessesOnSharedCookies)
 	}
 	EXPECT_EQ(failures, 0);
 	fprintf(stderr, "%d workers killed mid-run\n", kills);
+	munmap(mem, BUF * Shared::SLOTS);
 	munmap(pub, 4096);
 	EXPECT_TRUE(live_counters_are(0, 0, 0, 0, 20000));
 }
