@@ -7,6 +7,7 @@
 
 #include "hlthunk.h"
 #include "uapi/habanalabs_abi.h"
+#include "uapi/habanalabs_extra.h"
 
 namespace hlipc {
 

@@ -1,29 +1,175 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * The subset of the habanalabs accelerator ioctl ABI that this project
- * uses, written from the facts (ioctl numbers, magic, struct layouts) of
- * the upstream uapi header include/uapi/drm/habanalabs_accel.h.  Layouts
- * and numbers must stay identical to upstream so that code built against
- * this header talks to a real habanalabs device as well as to
- * habanalabs_sim.  Only add to this file; never change what is here.
+ * The habanalabs accelerator uapi: this project's own definitions, written
+ * from the facts (ioctl numbers, struct layouts, enumerations) of the
+ * upstream header include/uapi/drm/habanalabs_accel.h of Linux 6.12.
+ * Numbers and layouts are upstream's, so that code built against this
+ * header talks to a real habanalabs device as well as to habanalabs_sim.
+ * Only add to this file; never change what is here.
+ *
+ * It stands in for the kernel's header and so shares its include guard,
+ * HABANALABS_H_ (that of drm/habanalabs_accel.h and of the older
+ * misc/habanalabs.h): whichever of them a translation unit includes first
+ * is the one it gets, and the other adds nothing.  hlthunk.h includes the
+ * system's header when there is one, and this one otherwise.
+ *
+ * HABANALABS_ABI_H is defined when this file's definitions are the ones in
+ * use.  What no kernel uapi header carries (Gaudi2's queue packets, the
+ * numbers of the former misc-device ioctls, the PCI ids) is in
+ * habanalabs_extra.h.
  *
  * Usable from the kernel and from C11/C++17 userspace.
  */
-#ifndef HABANALABS_ABI_H
+#ifndef HABANALABS_H_
+#define HABANALABS_H_
+/* Set when these definitions, not a kernel header's, are the uapi in use. */
 #define HABANALABS_ABI_H
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
 /* ------------------------------------------------------------------ */
-/* PCI identity of the emulated part                                   */
+/* Queues (the chunk's queue_index), per ASIC                           */
 /* ------------------------------------------------------------------ */
-#define HL_PCI_VENDOR_ID_HABANALABS	0x1da3
-#define HL_PCI_DEVICE_ID_GAUDI2		0x1020
+/* Goya's */
+enum goya_queue_id {
+	GOYA_QUEUE_ID_DMA_0 = 0,
+	GOYA_QUEUE_ID_DMA_1 = 1,
+	GOYA_QUEUE_ID_DMA_2 = 2,
+	GOYA_QUEUE_ID_DMA_3 = 3,
+	GOYA_QUEUE_ID_DMA_4 = 4,
+	GOYA_QUEUE_ID_CPU_PQ = 5,
+	GOYA_QUEUE_ID_MME = 6,
+	GOYA_QUEUE_ID_TPC0 = 7,
+	GOYA_QUEUE_ID_TPC1 = 8,
+	GOYA_QUEUE_ID_TPC2 = 9,
+	GOYA_QUEUE_ID_TPC3 = 10,
+	GOYA_QUEUE_ID_TPC4 = 11,
+	GOYA_QUEUE_ID_TPC5 = 12,
+	GOYA_QUEUE_ID_TPC6 = 13,
+	GOYA_QUEUE_ID_TPC7 = 14,
+	GOYA_QUEUE_ID_SIZE,
+};
 
-/* ------------------------------------------------------------------ */
-/* Gaudi2 queues (the chunk's queue_index): four streams per QMAN      */
-/* ------------------------------------------------------------------ */
+/* Gaudi's */
+enum gaudi_queue_id {
+	GAUDI_QUEUE_ID_DMA_0_0 = 0,
+	GAUDI_QUEUE_ID_DMA_0_1 = 1,
+	GAUDI_QUEUE_ID_DMA_0_2 = 2,
+	GAUDI_QUEUE_ID_DMA_0_3 = 3,
+	GAUDI_QUEUE_ID_DMA_1_0 = 4,
+	GAUDI_QUEUE_ID_DMA_1_1 = 5,
+	GAUDI_QUEUE_ID_DMA_1_2 = 6,
+	GAUDI_QUEUE_ID_DMA_1_3 = 7,
+	GAUDI_QUEUE_ID_CPU_PQ = 8,
+	GAUDI_QUEUE_ID_DMA_2_0 = 9,
+	GAUDI_QUEUE_ID_DMA_2_1 = 10,
+	GAUDI_QUEUE_ID_DMA_2_2 = 11,
+	GAUDI_QUEUE_ID_DMA_2_3 = 12,
+	GAUDI_QUEUE_ID_DMA_3_0 = 13,
+	GAUDI_QUEUE_ID_DMA_3_1 = 14,
+	GAUDI_QUEUE_ID_DMA_3_2 = 15,
+	GAUDI_QUEUE_ID_DMA_3_3 = 16,
+	GAUDI_QUEUE_ID_DMA_4_0 = 17,
+	GAUDI_QUEUE_ID_DMA_4_1 = 18,
+	GAUDI_QUEUE_ID_DMA_4_2 = 19,
+	GAUDI_QUEUE_ID_DMA_4_3 = 20,
+	GAUDI_QUEUE_ID_DMA_5_0 = 21,
+	GAUDI_QUEUE_ID_DMA_5_1 = 22,
+	GAUDI_QUEUE_ID_DMA_5_2 = 23,
+	GAUDI_QUEUE_ID_DMA_5_3 = 24,
+	GAUDI_QUEUE_ID_DMA_6_0 = 25,
+	GAUDI_QUEUE_ID_DMA_6_1 = 26,
+	GAUDI_QUEUE_ID_DMA_6_2 = 27,
+	GAUDI_QUEUE_ID_DMA_6_3 = 28,
+	GAUDI_QUEUE_ID_DMA_7_0 = 29,
+	GAUDI_QUEUE_ID_DMA_7_1 = 30,
+	GAUDI_QUEUE_ID_DMA_7_2 = 31,
+	GAUDI_QUEUE_ID_DMA_7_3 = 32,
+	GAUDI_QUEUE_ID_MME_0_0 = 33,
+	GAUDI_QUEUE_ID_MME_0_1 = 34,
+	GAUDI_QUEUE_ID_MME_0_2 = 35,
+	GAUDI_QUEUE_ID_MME_0_3 = 36,
+	GAUDI_QUEUE_ID_MME_1_0 = 37,
+	GAUDI_QUEUE_ID_MME_1_1 = 38,
+	GAUDI_QUEUE_ID_MME_1_2 = 39,
+	GAUDI_QUEUE_ID_MME_1_3 = 40,
+	GAUDI_QUEUE_ID_TPC_0_0 = 41,
+	GAUDI_QUEUE_ID_TPC_0_1 = 42,
+	GAUDI_QUEUE_ID_TPC_0_2 = 43,
+	GAUDI_QUEUE_ID_TPC_0_3 = 44,
+	GAUDI_QUEUE_ID_TPC_1_0 = 45,
+	GAUDI_QUEUE_ID_TPC_1_1 = 46,
+	GAUDI_QUEUE_ID_TPC_1_2 = 47,
+	GAUDI_QUEUE_ID_TPC_1_3 = 48,
+	GAUDI_QUEUE_ID_TPC_2_0 = 49,
+	GAUDI_QUEUE_ID_TPC_2_1 = 50,
+	GAUDI_QUEUE_ID_TPC_2_2 = 51,
+	GAUDI_QUEUE_ID_TPC_2_3 = 52,
+	GAUDI_QUEUE_ID_TPC_3_0 = 53,
+	GAUDI_QUEUE_ID_TPC_3_1 = 54,
+	GAUDI_QUEUE_ID_TPC_3_2 = 55,
+	GAUDI_QUEUE_ID_TPC_3_3 = 56,
+	GAUDI_QUEUE_ID_TPC_4_0 = 57,
+	GAUDI_QUEUE_ID_TPC_4_1 = 58,
+	GAUDI_QUEUE_ID_TPC_4_2 = 59,
+	GAUDI_QUEUE_ID_TPC_4_3 = 60,
+	GAUDI_QUEUE_ID_TPC_5_0 = 61,
+	GAUDI_QUEUE_ID_TPC_5_1 = 62,
+	GAUDI_QUEUE_ID_TPC_5_2 = 63,
+	GAUDI_QUEUE_ID_TPC_5_3 = 64,
+	GAUDI_QUEUE_ID_TPC_6_0 = 65,
+	GAUDI_QUEUE_ID_TPC_6_1 = 66,
+	GAUDI_QUEUE_ID_TPC_6_2 = 67,
+	GAUDI_QUEUE_ID_TPC_6_3 = 68,
+	GAUDI_QUEUE_ID_TPC_7_0 = 69,
+	GAUDI_QUEUE_ID_TPC_7_1 = 70,
+	GAUDI_QUEUE_ID_TPC_7_2 = 71,
+	GAUDI_QUEUE_ID_TPC_7_3 = 72,
+	GAUDI_QUEUE_ID_NIC_0_0 = 73,
+	GAUDI_QUEUE_ID_NIC_0_1 = 74,
+	GAUDI_QUEUE_ID_NIC_0_2 = 75,
+	GAUDI_QUEUE_ID_NIC_0_3 = 76,
+	GAUDI_QUEUE_ID_NIC_1_0 = 77,
+	GAUDI_QUEUE_ID_NIC_1_1 = 78,
+	GAUDI_QUEUE_ID_NIC_1_2 = 79,
+	GAUDI_QUEUE_ID_NIC_1_3 = 80,
+	GAUDI_QUEUE_ID_NIC_2_0 = 81,
+	GAUDI_QUEUE_ID_NIC_2_1 = 82,
+	GAUDI_QUEUE_ID_NIC_2_2 = 83,
+	GAUDI_QUEUE_ID_NIC_2_3 = 84,
+	GAUDI_QUEUE_ID_NIC_3_0 = 85,
+	GAUDI_QUEUE_ID_NIC_3_1 = 86,
+	GAUDI_QUEUE_ID_NIC_3_2 = 87,
+	GAUDI_QUEUE_ID_NIC_3_3 = 88,
+	GAUDI_QUEUE_ID_NIC_4_0 = 89,
+	GAUDI_QUEUE_ID_NIC_4_1 = 90,
+	GAUDI_QUEUE_ID_NIC_4_2 = 91,
+	GAUDI_QUEUE_ID_NIC_4_3 = 92,
+	GAUDI_QUEUE_ID_NIC_5_0 = 93,
+	GAUDI_QUEUE_ID_NIC_5_1 = 94,
+	GAUDI_QUEUE_ID_NIC_5_2 = 95,
+	GAUDI_QUEUE_ID_NIC_5_3 = 96,
+	GAUDI_QUEUE_ID_NIC_6_0 = 97,
+	GAUDI_QUEUE_ID_NIC_6_1 = 98,
+	GAUDI_QUEUE_ID_NIC_6_2 = 99,
+	GAUDI_QUEUE_ID_NIC_6_3 = 100,
+	GAUDI_QUEUE_ID_NIC_7_0 = 101,
+	GAUDI_QUEUE_ID_NIC_7_1 = 102,
+	GAUDI_QUEUE_ID_NIC_7_2 = 103,
+	GAUDI_QUEUE_ID_NIC_7_3 = 104,
+	GAUDI_QUEUE_ID_NIC_8_0 = 105,
+	GAUDI_QUEUE_ID_NIC_8_1 = 106,
+	GAUDI_QUEUE_ID_NIC_8_2 = 107,
+	GAUDI_QUEUE_ID_NIC_8_3 = 108,
+	GAUDI_QUEUE_ID_NIC_9_0 = 109,
+	GAUDI_QUEUE_ID_NIC_9_1 = 110,
+	GAUDI_QUEUE_ID_NIC_9_2 = 111,
+	GAUDI_QUEUE_ID_NIC_9_3 = 112,
+	GAUDI_QUEUE_ID_SIZE,
+};
+
+/* Gaudi2's: four streams per QMAN */
 enum gaudi2_queue_id {
 	GAUDI2_QUEUE_ID_PDMA_0_0 = 0,
 	GAUDI2_QUEUE_ID_PDMA_0_1 = 1,
@@ -696,81 +842,6 @@ union hl_mem_args {
 #define DRM_IOCTL_HL_MEMORY	_IOWR(HL_DRM_IOCTL_BASE, \
 			HL_DRM_COMMAND_BASE + HL_IOCTL_MEMORY, union hl_mem_args)
 
-/*
- * The numbering of the former misc/habanalabs.h (magic 'H'), used by the
- * driver when its nodes were /dev/hl<N> and /dev/hl_controlD<N>.  Same
- * structs; habanalabs_sim accepts both numberings.
- */
-#define HL_LEGACY_IOCTL_MAGIC	'H'
-#define HL_LEGACY_IOCTL_INFO	_IOWR(HL_LEGACY_IOCTL_MAGIC, 0x01, \
-				      struct hl_info_args)
-#define HL_LEGACY_IOCTL_CB	_IOWR(HL_LEGACY_IOCTL_MAGIC, 0x02, \
-				      union hl_cb_args)
-#define HL_LEGACY_IOCTL_CS	_IOWR(HL_LEGACY_IOCTL_MAGIC, 0x03, \
-				      union hl_cs_args)
-#define HL_LEGACY_IOCTL_WAIT_CS	_IOWR(HL_LEGACY_IOCTL_MAGIC, 0x04, \
-				      union hl_wait_cs_args)
-#define HL_LEGACY_IOCTL_MEMORY	_IOWR(HL_LEGACY_IOCTL_MAGIC, 0x05, \
-				      union hl_mem_args)
-
-/* ------------------------------------------------------------------ */
-/* Gaudi2 queue packets (the part a DMA queue executes)                */
-/* ------------------------------------------------------------------ */
-/*
- * Every packet starts with a little-endian 64-bit header whose bits 60:56
- * hold the packet id; as 32-bit words, the second word is "ctl" and its
- * bits 28:24 are the opcode (= packet id), 29 engine barrier, 30 register
- * barrier, 31 message barrier.
- */
-#define GAUDI2_PKT_HEADER_ID_SHIFT	56
-#define GAUDI2_PKT_HEADER_ID_MASK	0x1F00000000000000ull
-
-#define GAUDI2_PKT_CTL_OPCODE_SHIFT	24
-#define GAUDI2_PKT_CTL_OPCODE_MASK	0x1F000000
-#define GAUDI2_PKT_CTL_EB_SHIFT		29
-#define GAUDI2_PKT_CTL_EB_MASK		0x20000000
-#define GAUDI2_PKT_CTL_RB_SHIFT		30
-#define GAUDI2_PKT_CTL_RB_MASK		0x40000000
-#define GAUDI2_PKT_CTL_MB_SHIFT		31
-#define GAUDI2_PKT_CTL_MB_MASK		0x80000000
-
-/* Packet ids (opcodes) */
-#define GAUDI2_PACKET_WREG_32		0x1
-#define GAUDI2_PACKET_WREG_BULK		0x2
-#define GAUDI2_PACKET_MSG_LONG		0x3
-#define GAUDI2_PACKET_MSG_SHORT		0x4
-#define GAUDI2_PACKET_CP_DMA		0x5
-#define GAUDI2_PACKET_REPEAT		0x6
-#define GAUDI2_PACKET_MSG_PROT		0x7
-#define GAUDI2_PACKET_FENCE		0x8
-#define GAUDI2_PACKET_LIN_DMA		0x9
-#define GAUDI2_PACKET_NOP		0xA
-#define GAUDI2_PACKET_STOP		0xB
-
-/* LIN_DMA ctl bits below the opcode */
-#define GAUDI2_PKT_LIN_DMA_CTL_WRCOMP_SHIFT	0
-#define GAUDI2_PKT_LIN_DMA_CTL_WRCOMP_MASK	0x00000001
-#define GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT	1
-#define GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_MASK	0x00000006
-#define GAUDI2_PKT_LIN_DMA_CTL_MEMSET_SHIFT	4
-#define GAUDI2_PKT_LIN_DMA_CTL_MEMSET_MASK	0x00000010
-#define GAUDI2_PKT_LIN_DMA_CTL_CONTEXT_ID_SHIFT	8
-#define GAUDI2_PKT_LIN_DMA_CTL_CONTEXT_ID_MASK	0x00FFFF00
-
-/* Linear DMA: copy tsize bytes from src_addr to dst_addr (device VAs). */
-struct gaudi2_packet_lin_dma {
-	__u32 tsize;			/* little endian */
-	__u32 ctl;			/* little endian */
-	__u64 src_addr;			/* little endian */
-	__u64 dst_addr;			/* little endian */
-};
-
-/* NOP: 8 bytes, only ctl (opcode GAUDI2_PACKET_NOP) is meaningful. */
-struct gaudi2_packet_nop {
-	__u32 reserved;
-	__u32 ctl;
-};
-
 /* ------------------------------------------------------------------ */
 /* The rest of the INFO, DEBUG and enumeration ABI                      */
 /* ------------------------------------------------------------------ */
@@ -778,14 +849,9 @@ struct gaudi2_packet_nop {
  * Everything below completes the upstream ABI as seen by programs that use
  * hl-thunk's header (which exposes the accel uapi): the remaining INFO
  * opcodes and their result structures, the DEBUG ioctl, and the small
- * enumerations those structures refer to.  The per-ASIC queue and engine
- * numberings are not repeated here, except what the emulated Gaudi2 uses.
+ * enumerations those structures refer to, and the per-ASIC engine
+ * numberings.
  */
-
-/* PCI device ids of the habanalabs ASICs */
-#define HL_PCI_DEVICE_ID_GOYA		0x0001
-#define HL_PCI_DEVICE_ID_GAUDI		0x1000
-#define HL_PCI_DEVICE_ID_GAUDI_SEC	0x1010
 
 /* Reserved SRAM and sync-stream resources of Goya and Gaudi */
 #define GOYA_KMD_SRAM_RESERVED_SIZE_FROM_START		0x8000
@@ -796,9 +862,141 @@ struct gaudi2_packet_nop {
 /* Elements of one timestamp buffer (HL_MEM_OP_TS_ALLOC), at most */
 #define TS_MAX_ELEMENTS_NUM		(1 << 20)
 
-/* Engine ids of Gaudi2's PCI DMA engines (bits of the busy masks) */
-#define GAUDI2_ENGINE_ID_PDMA_0		45
-#define GAUDI2_ENGINE_ID_PDMA_1		46
+/* Engine ids, per ASIC: the bits of the busy-engine masks (HL_INFO_HW_IDLE) */
+enum goya_engine_id {
+	GOYA_ENGINE_ID_DMA_0 = 0,
+	GOYA_ENGINE_ID_DMA_1 = 1,
+	GOYA_ENGINE_ID_DMA_2 = 2,
+	GOYA_ENGINE_ID_DMA_3 = 3,
+	GOYA_ENGINE_ID_DMA_4 = 4,
+	GOYA_ENGINE_ID_MME_0 = 5,
+	GOYA_ENGINE_ID_TPC_0 = 6,
+	GOYA_ENGINE_ID_TPC_1 = 7,
+	GOYA_ENGINE_ID_TPC_2 = 8,
+	GOYA_ENGINE_ID_TPC_3 = 9,
+	GOYA_ENGINE_ID_TPC_4 = 10,
+	GOYA_ENGINE_ID_TPC_5 = 11,
+	GOYA_ENGINE_ID_TPC_6 = 12,
+	GOYA_ENGINE_ID_TPC_7 = 13,
+	GOYA_ENGINE_ID_SIZE,
+};
+
+enum gaudi_engine_id {
+	GAUDI_ENGINE_ID_DMA_0 = 0,
+	GAUDI_ENGINE_ID_DMA_1 = 1,
+	GAUDI_ENGINE_ID_DMA_2 = 2,
+	GAUDI_ENGINE_ID_DMA_3 = 3,
+	GAUDI_ENGINE_ID_DMA_4 = 4,
+	GAUDI_ENGINE_ID_DMA_5 = 5,
+	GAUDI_ENGINE_ID_DMA_6 = 6,
+	GAUDI_ENGINE_ID_DMA_7 = 7,
+	GAUDI_ENGINE_ID_MME_0 = 8,
+	GAUDI_ENGINE_ID_MME_1 = 9,
+	GAUDI_ENGINE_ID_MME_2 = 10,
+	GAUDI_ENGINE_ID_MME_3 = 11,
+	GAUDI_ENGINE_ID_TPC_0 = 12,
+	GAUDI_ENGINE_ID_TPC_1 = 13,
+	GAUDI_ENGINE_ID_TPC_2 = 14,
+	GAUDI_ENGINE_ID_TPC_3 = 15,
+	GAUDI_ENGINE_ID_TPC_4 = 16,
+	GAUDI_ENGINE_ID_TPC_5 = 17,
+	GAUDI_ENGINE_ID_TPC_6 = 18,
+	GAUDI_ENGINE_ID_TPC_7 = 19,
+	GAUDI_ENGINE_ID_NIC_0 = 20,
+	GAUDI_ENGINE_ID_NIC_1 = 21,
+	GAUDI_ENGINE_ID_NIC_2 = 22,
+	GAUDI_ENGINE_ID_NIC_3 = 23,
+	GAUDI_ENGINE_ID_NIC_4 = 24,
+	GAUDI_ENGINE_ID_NIC_5 = 25,
+	GAUDI_ENGINE_ID_NIC_6 = 26,
+	GAUDI_ENGINE_ID_NIC_7 = 27,
+	GAUDI_ENGINE_ID_NIC_8 = 28,
+	GAUDI_ENGINE_ID_NIC_9 = 29,
+	GAUDI_ENGINE_ID_SIZE,
+};
+
+enum gaudi2_engine_id {
+	GAUDI2_DCORE0_ENGINE_ID_EDMA_0 = 0,
+	GAUDI2_DCORE0_ENGINE_ID_EDMA_1 = 1,
+	GAUDI2_DCORE0_ENGINE_ID_MME = 2,
+	GAUDI2_DCORE0_ENGINE_ID_TPC_0 = 3,
+	GAUDI2_DCORE0_ENGINE_ID_TPC_1 = 4,
+	GAUDI2_DCORE0_ENGINE_ID_TPC_2 = 5,
+	GAUDI2_DCORE0_ENGINE_ID_TPC_3 = 6,
+	GAUDI2_DCORE0_ENGINE_ID_TPC_4 = 7,
+	GAUDI2_DCORE0_ENGINE_ID_TPC_5 = 8,
+	GAUDI2_DCORE0_ENGINE_ID_DEC_0 = 9,
+	GAUDI2_DCORE0_ENGINE_ID_DEC_1 = 10,
+	GAUDI2_DCORE1_ENGINE_ID_EDMA_0 = 11,
+	GAUDI2_DCORE1_ENGINE_ID_EDMA_1 = 12,
+	GAUDI2_DCORE1_ENGINE_ID_MME = 13,
+	GAUDI2_DCORE1_ENGINE_ID_TPC_0 = 14,
+	GAUDI2_DCORE1_ENGINE_ID_TPC_1 = 15,
+	GAUDI2_DCORE1_ENGINE_ID_TPC_2 = 16,
+	GAUDI2_DCORE1_ENGINE_ID_TPC_3 = 17,
+	GAUDI2_DCORE1_ENGINE_ID_TPC_4 = 18,
+	GAUDI2_DCORE1_ENGINE_ID_TPC_5 = 19,
+	GAUDI2_DCORE1_ENGINE_ID_DEC_0 = 20,
+	GAUDI2_DCORE1_ENGINE_ID_DEC_1 = 21,
+	GAUDI2_DCORE2_ENGINE_ID_EDMA_0 = 22,
+	GAUDI2_DCORE2_ENGINE_ID_EDMA_1 = 23,
+	GAUDI2_DCORE2_ENGINE_ID_MME = 24,
+	GAUDI2_DCORE2_ENGINE_ID_TPC_0 = 25,
+	GAUDI2_DCORE2_ENGINE_ID_TPC_1 = 26,
+	GAUDI2_DCORE2_ENGINE_ID_TPC_2 = 27,
+	GAUDI2_DCORE2_ENGINE_ID_TPC_3 = 28,
+	GAUDI2_DCORE2_ENGINE_ID_TPC_4 = 29,
+	GAUDI2_DCORE2_ENGINE_ID_TPC_5 = 30,
+	GAUDI2_DCORE2_ENGINE_ID_DEC_0 = 31,
+	GAUDI2_DCORE2_ENGINE_ID_DEC_1 = 32,
+	GAUDI2_DCORE3_ENGINE_ID_EDMA_0 = 33,
+	GAUDI2_DCORE3_ENGINE_ID_EDMA_1 = 34,
+	GAUDI2_DCORE3_ENGINE_ID_MME = 35,
+	GAUDI2_DCORE3_ENGINE_ID_TPC_0 = 36,
+	GAUDI2_DCORE3_ENGINE_ID_TPC_1 = 37,
+	GAUDI2_DCORE3_ENGINE_ID_TPC_2 = 38,
+	GAUDI2_DCORE3_ENGINE_ID_TPC_3 = 39,
+	GAUDI2_DCORE3_ENGINE_ID_TPC_4 = 40,
+	GAUDI2_DCORE3_ENGINE_ID_TPC_5 = 41,
+	GAUDI2_DCORE3_ENGINE_ID_DEC_0 = 42,
+	GAUDI2_DCORE3_ENGINE_ID_DEC_1 = 43,
+	GAUDI2_DCORE0_ENGINE_ID_TPC_6 = 44,
+	GAUDI2_ENGINE_ID_PDMA_0 = 45,
+	GAUDI2_ENGINE_ID_PDMA_1 = 46,
+	GAUDI2_ENGINE_ID_ROT_0 = 47,
+	GAUDI2_ENGINE_ID_ROT_1 = 48,
+	GAUDI2_PCIE_ENGINE_ID_DEC_0 = 49,
+	GAUDI2_PCIE_ENGINE_ID_DEC_1 = 50,
+	GAUDI2_ENGINE_ID_NIC0_0 = 51,
+	GAUDI2_ENGINE_ID_NIC0_1 = 52,
+	GAUDI2_ENGINE_ID_NIC1_0 = 53,
+	GAUDI2_ENGINE_ID_NIC1_1 = 54,
+	GAUDI2_ENGINE_ID_NIC2_0 = 55,
+	GAUDI2_ENGINE_ID_NIC2_1 = 56,
+	GAUDI2_ENGINE_ID_NIC3_0 = 57,
+	GAUDI2_ENGINE_ID_NIC3_1 = 58,
+	GAUDI2_ENGINE_ID_NIC4_0 = 59,
+	GAUDI2_ENGINE_ID_NIC4_1 = 60,
+	GAUDI2_ENGINE_ID_NIC5_0 = 61,
+	GAUDI2_ENGINE_ID_NIC5_1 = 62,
+	GAUDI2_ENGINE_ID_NIC6_0 = 63,
+	GAUDI2_ENGINE_ID_NIC6_1 = 64,
+	GAUDI2_ENGINE_ID_NIC7_0 = 65,
+	GAUDI2_ENGINE_ID_NIC7_1 = 66,
+	GAUDI2_ENGINE_ID_NIC8_0 = 67,
+	GAUDI2_ENGINE_ID_NIC8_1 = 68,
+	GAUDI2_ENGINE_ID_NIC9_0 = 69,
+	GAUDI2_ENGINE_ID_NIC9_1 = 70,
+	GAUDI2_ENGINE_ID_NIC10_0 = 71,
+	GAUDI2_ENGINE_ID_NIC10_1 = 72,
+	GAUDI2_ENGINE_ID_NIC11_0 = 73,
+	GAUDI2_ENGINE_ID_NIC11_1 = 74,
+	GAUDI2_ENGINE_ID_PCIE = 75,
+	GAUDI2_ENGINE_ID_PSOC = 76,
+	GAUDI2_ENGINE_ID_ARC_FARM = 77,
+	GAUDI2_ENGINE_ID_KDMA = 78,
+	GAUDI2_ENGINE_ID_SIZE,
+};
 
 /* Indices of HL_INFO_PLL_FREQUENCY, per ASIC */
 enum hl_goya_pll_index {
@@ -1237,8 +1435,6 @@ struct hl_debug_args {
 
 #define DRM_IOCTL_HL_DEBUG	_IOWR(HL_DRM_IOCTL_BASE, \
 			HL_DRM_COMMAND_BASE + HL_IOCTL_DEBUG, struct hl_debug_args)
-#define HL_LEGACY_IOCTL_DEBUG	_IOWR(HL_LEGACY_IOCTL_MAGIC, 0x06, \
-				      struct hl_debug_args)
 
 /* The range of command numbers the habanalabs ioctls take (accel). */
 #define HL_COMMAND_START	(HL_DRM_COMMAND_BASE + HL_IOCTL_INFO)
@@ -1263,7 +1459,6 @@ HL_ABI_ASSERT(sizeof(struct hl_cs_chunk) == 64, "hl_cs_chunk");
 HL_ABI_ASSERT(sizeof(union hl_cs_args) == 48, "hl_cs_args");
 HL_ABI_ASSERT(sizeof(union hl_wait_cs_args) == 56, "hl_wait_cs_args");
 HL_ABI_ASSERT(sizeof(union hl_mem_args) == 40, "hl_mem_args");
-HL_ABI_ASSERT(sizeof(struct gaudi2_packet_lin_dma) == 24, "lin_dma");
 HL_ABI_ASSERT(sizeof(struct hl_info_hw_idle) == 40, "hw_idle");
 HL_ABI_ASSERT(sizeof(struct hl_info_time_sync) == 24, "time_sync");
 HL_ABI_ASSERT(sizeof(struct hl_info_clk_throttle) == 40, "clk_throttle");
@@ -1276,4 +1471,4 @@ HL_ABI_ASSERT(sizeof(struct hl_info_signed) == 7944, "signed");
 HL_ABI_ASSERT(sizeof(struct hl_page_fault_info) == 24, "page_fault");
 HL_ABI_ASSERT(sizeof(struct hl_debug_args) == 40, "debug_args");
 
-#endif /* HABANALABS_ABI_H */
+#endif /* HABANALABS_H_ */

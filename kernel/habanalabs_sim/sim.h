@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 
 #include "habanalabs_abi.h"
+#include "habanalabs_extra.h"
 
 #define SIM_NAME		"habanalabs_sim"
 #define SIM_MAX_DEVICES		8

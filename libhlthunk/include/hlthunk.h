@@ -10,8 +10,13 @@
  * unchanged (tests/lib/abi/ checks this against data derived from
  * hl-thunk's header).  As hl-thunk's header does, this one makes the
  * habanalabs accelerator uapi visible (struct hl_info_args, struct
- * hl_cs_chunk, HL_WAIT_CS_STATUS_*, enum hl_device_status, ...), here from
- * habanalabs_abi.h.  The hlthunk_ipc_* calls and
+ * hl_cs_chunk, HL_WAIT_CS_STATUS_*, enum hl_device_status, ...): the
+ * system's header when there is one (<drm/habanalabs_accel.h>, or the
+ * older <misc/habanalabs.h>; or whichever the program included first),
+ * else this library's own definitions (habanalabs_abi.h); to an older
+ * system header, hlthunk_uapi_compat.h adds only what it lacks.  Define
+ * HLTHUNK_OWN_UAPI to use the library's definitions (those of Linux 6.12)
+ * in any case.  The hlthunk_ipc_* calls and
  * hlthunk_device_memory_export_dmabuf_range are this library's own.
  *
  * Conventions (Documentation/libhlthunk.md has the reference and every
@@ -30,7 +35,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "habanalabs_abi.h"
+#if !defined(HABANALABS_H_) && !defined(HLTHUNK_OWN_UAPI) && defined(__has_include)
+#if __has_include(<drm/habanalabs_accel.h>)
+#include <drm/habanalabs_accel.h>
+#elif __has_include(<misc/habanalabs.h>)
+#include <misc/habanalabs.h>
+#endif
+#endif
+#include "habanalabs_abi.h"		/* only if no uapi header came before */
+#include "hlthunk_uapi_compat.h"	/* what an older one lacks */
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,6 +15,7 @@
 #include "c_return.h"
 #include "dev_discovery.h"
 #include "hlthunk.h"
+#include "habanalabs_extra.h"
 #include "info_query.h"
 #include "lib_state.h"
 #include "unique_fd.h"

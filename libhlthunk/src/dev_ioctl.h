@@ -7,6 +7,7 @@
 #pragma once
 
 #include "uapi/habanalabs_abi.h"
+#include "uapi/habanalabs_extra.h"
 #include "sys_ioctl.h"
 
 namespace hlthunk {

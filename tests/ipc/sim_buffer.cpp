@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "habanalabs_abi.h"
+#include "habanalabs_extra.h"
 #include "ipc_util.h"
 
 namespace hlipc {

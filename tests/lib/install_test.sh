@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs libhlthunk from a build tree into a scratch prefix and builds
 # programs against it three ways: pkg-config, the CMake package (shared),
-# the CMake package (static).  Checks the soname and the symbol versions.
-#   install_test.sh BUILD_DIR SOURCE_DIR [EXTRA_FLAGS]
+# the CMake package (static).  Checks the soname and the symbol versions,
+# and (with pkg-config) that a program including the kernel's uapi header
+# beside hlthunk.h compiles in either order (uapi/uapi-headers-test.sh).
+#   install_test.sh BUILD_DIR SOURCE_DIR [EXTRA_FLAGS [KERNEL_BUILD_DIR_6_12]]
 # EXTRA_FLAGS: compiler and linker flags the library was built with that
 # its users need too (the sanitizer runtime of a sanitizer build).
 set -euo pipefail
 build=$1
 src=$2
 extra=${3:-}
+kdir_612=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -19,8 +22,10 @@ lib=$(find "$prefix" -name 'libhlthunk.so.1' | head -n1)
 libdir=$(dirname "$lib")
 [ -f "$libdir/libhlthunk.a" ] || { echo "install_test: no static library"; exit 1; }
 [ -f "$prefix/include/hlthunk.h" ] || { echo "install_test: no header"; exit 1; }
-[ -f "$prefix/include/habanalabs_abi.h" ] ||
-	{ echo "install_test: no habanalabs_abi.h (hlthunk.h includes it)"; exit 1; }
+for h in habanalabs_abi.h hlthunk_uapi_compat.h habanalabs_extra.h; do
+	[ -f "$prefix/include/$h" ] ||
+		{ echo "install_test: no $h (hlthunk.h and its users need it)"; exit 1; }
+done
 
 soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libhlthunk.so.1 ] || { echo "install_test: soname '$soname'"; exit 1; }
@@ -87,6 +92,12 @@ LD_LIBRARY_PATH=$libdir "$tmp/consumer_pc"
 readelf -d "$tmp/consumer_pc" >"$tmp/dyn"
 grep -q 'NEEDED.*libhlthunk.so.1' "$tmp/dyn" ||
 	{ echo "install_test: consumer does not need libhlthunk.so.1"; exit 1; }
+if [ -n "$kdir_612" ]; then
+	# shellcheck disable=SC2086,SC2046 # flags are words
+	"$src/tests/lib/uapi/uapi-headers-test.sh" "$src" "$tmp/uapi" "$kdir_612" -- \
+		$(pkg-config --cflags --libs libhlthunk) $extra >"$tmp/uapi.log" ||
+		{ cat "$tmp/uapi.log"; echo "install_test: uapi headers"; exit 1; }
+fi
 
 # CMake package, shared and static
 cmake -S "$src/tests/lib/install" -B "$tmp/consumer" \

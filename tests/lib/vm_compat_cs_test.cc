@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hlthunk.h"
+#include "habanalabs_extra.h"
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hlthunk.h"
+#include "habanalabs_extra.h"
 
 namespace {
 

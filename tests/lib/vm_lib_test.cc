@@ -24,6 +24,7 @@
 #include "mapping.h"
 #include "staged_dma.h"
 #include "uapi/habanalabs_abi.h"
+#include "uapi/habanalabs_extra.h"
 
 using hlipc::DeviceBuffer;
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "habanalabs_abi.h"
+#include "habanalabs_extra.h"
 
 TEST(SimAbi, IoctlNumbers)
 {

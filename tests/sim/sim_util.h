@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "habanalabs_abi.h"
+#include "habanalabs_extra.h"
 
 namespace simtest {
 

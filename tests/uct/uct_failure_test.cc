@@ -18,6 +18,7 @@
 
 #include "bridge_fixture.h"
 #include "hlthunk.h"
+#include "habanalabs_extra.h"
 #include "rkey_format.h"
 
 namespace uct_test {

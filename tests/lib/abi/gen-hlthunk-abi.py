@@ -20,7 +20,7 @@ facts are written, one per line, never the header's text:
 
 Records about hl-thunk's own declarations come first ("api" scope); those of
 the uapi header that hl-thunk's header makes visible to its users follow
-("uapi" scope), except the per-ASIC queue and engine numberings.
+("uapi" scope).
 """
 import os
 import re
@@ -28,12 +28,10 @@ import subprocess
 import sys
 import tempfile
 
-# The uapi numberings of every queue and engine of every ASIC: not part of
-# what libhlthunk provides (see Documentation/libhlthunk.md).
-UAPI_SKIPPED_ENUMS = {
-    "goya_queue_id", "gaudi_queue_id", "gaudi2_queue_id",
-    "goya_engine_id", "gaudi_engine_id", "gaudi2_engine_id",
-}
+# Enumerations of the uapi left out of the facts: none (the per-ASIC queue
+# and engine numberings are the uapi's too, and libhlthunk's own copy of it
+# has them).
+UAPI_SKIPPED_ENUMS = set()
 # Include guards and helpers of the headers themselves.
 SKIPPED_MACROS = {"HLTHUNK_H", "HABANALABS_H_", "hlthunk_public"}
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "hlthunk.h"
+#include "habanalabs_extra.h"
 #include "ioctl_recorder.h"
 
 namespace {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "habanalabs_abi.h"
+#include "habanalabs_extra.h"
 
 static struct rec_call calls[REC_MAX_CALLS];
 static int ncalls, answer_err, special_err;
