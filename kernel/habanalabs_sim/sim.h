@@ -15,6 +15,7 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -167,9 +168,20 @@ struct sim_bo {
 	struct mm_struct *mm;		/* userptr: charged to its pinned_vm */
 };
 
+/* One range of a context's device VA space (sim_va.c). */
+struct sim_va_space {
+	struct rb_root holes;		/* free ranges below top, by start */
+	u64 base;
+	u64 top;			/* [top, end) was never used */
+	u64 end;
+};
+
+struct sim_va_hole;
+
 /* One mapping in a context's device VA space. */
 struct sim_va {
-	struct list_head node;		/* ctx->vas, sorted by start */
+	struct rb_node node;		/* ctx->vas, by start */
+	struct sim_va_space *space;	/* the range it lies in */
 	u64 start;			/* page aligned */
 	u64 size;			/* page multiple, = bo->size */
 	u64 data_off;			/* userptr: offset in first page */
@@ -218,7 +230,9 @@ struct sim_ctx {
 	struct idr cbs;			/* id -> struct sim_cb (a ref) */
 	atomic_t ncbs;			/* CBs not yet released */
 	atomic64_t cb_bytes;		/* and their size */
-	struct list_head vas;
+	struct rb_root vas;		/* struct sim_va, by start */
+	struct sim_va_space dram_va;	/* device memory mappings */
+	struct sim_va_space host_va;	/* userptr mappings */
 	u64 dram_used;
 
 	spinlock_t cs_lock;
@@ -252,8 +266,20 @@ void sim_devices_destroy(void);
 void sim_bo_put(struct sim_bo *bo);
 void sim_bo_get(struct sim_bo *bo);
 int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args);
-struct sim_va *sim_va_find(struct sim_ctx *ctx, u64 addr, u64 len);
 void sim_mem_ctx_fini(struct sim_ctx *ctx);
+
+/* sim_va.c */
+void sim_va_space_init(struct sim_va_space *sp, u64 base, u64 size);
+void sim_va_space_fini(struct sim_va_space *sp);
+struct sim_va_hole *sim_va_spare_alloc(void);
+void sim_va_spare_free(struct sim_va_hole *spare);
+int sim_va_place(struct sim_ctx *ctx, struct sim_va_space *sp,
+		 struct sim_va *va, u64 hint, u64 align, bool force,
+		 struct sim_va_hole **spare);
+void sim_va_unplace(struct sim_ctx *ctx, struct sim_va_space *sp,
+		    struct sim_va *va, struct sim_va_hole **spare);
+struct sim_va *sim_va_find(struct sim_ctx *ctx, u64 addr, u64 len);
+struct sim_va *sim_va_lookup(struct sim_ctx *ctx, u64 addr);
 
 /* sim_dmabuf.c */
 int sim_dmabuf_export(struct sim_ctx *ctx, struct sim_va *va, u64 offset,

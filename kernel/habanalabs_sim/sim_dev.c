@@ -119,7 +119,9 @@ static int sim_open(struct inode *inode, struct file *file)
 	mutex_init(&ctx->lock);
 	idr_init(&ctx->allocs);
 	idr_init(&ctx->cbs);
-	INIT_LIST_HEAD(&ctx->vas);
+	ctx->vas = RB_ROOT;
+	sim_va_space_init(&ctx->dram_va, SIM_DRAM_VA_BASE, SIM_DRAM_VA_SIZE);
+	sim_va_space_init(&ctx->host_va, SIM_HOST_VA_BASE, SIM_HOST_VA_SIZE);
 	spin_lock_init(&ctx->cs_lock);
 	INIT_LIST_HEAD(&ctx->cs_pending);
 	init_waitqueue_head(&ctx->abort_wq);

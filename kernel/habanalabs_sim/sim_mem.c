@@ -153,104 +153,13 @@ static int sim_bo_alloc_device(struct sim_device *sdev, u64 size,
 	return 0;
 }
 
-/* ---- VA space ------------------------------------------------------ */
-
-static bool sim_va_range_free(struct sim_ctx *ctx, u64 start, u64 size)
-{
-	struct sim_va *v;
-
-	/* A guard page after every mapping keeps neighbours apart. */
-	list_for_each_entry(v, &ctx->vas, node)
-		if (start < v->start + v->size + PAGE_SIZE &&
-		    v->start < start + size + PAGE_SIZE)
-			return false;
-	return true;
-}
-
-static void sim_va_link(struct sim_ctx *ctx, struct sim_va *va)
-{
-	struct sim_va *v;
-
-	list_for_each_entry(v, &ctx->vas, node) {
-		if (v->start > va->start) {
-			list_add_tail(&va->node, &v->node);
-			return;
-		}
-	}
-	list_add_tail(&va->node, &ctx->vas);
-}
-
-/* Place va (size set) in [base, base + range); ctx->lock held. */
-static int sim_va_place(struct sim_ctx *ctx, struct sim_va *va, u64 base,
-			u64 range, u64 hint, u64 align, bool force)
-{
-	u64 cand = base;
-	struct sim_va *v;
-
-	if (va->size > range)
-		return -ENOMEM;
-	if (hint) {
-		if (IS_ALIGNED(hint, align) && hint >= base &&
-		    hint - base <= range - va->size &&
-		    sim_va_range_free(ctx, hint, va->size)) {
-			va->start = hint;
-			goto link;
-		}
-		/* Without FORCE_HINT an unusable hint is only advice. */
-		if (force)
-			return -EINVAL;
-	}
-	list_for_each_entry(v, &ctx->vas, node) {
-		if (v->start + v->size + PAGE_SIZE <= cand)
-			continue;
-		if (v->start >= base + range)
-			break;
-		if (cand + va->size + PAGE_SIZE <= v->start)
-			break;
-		cand = ALIGN(v->start + v->size + PAGE_SIZE, align);
-	}
-	if (cand < base || cand - base > range - va->size)
-		return -ENOMEM;
-	va->start = cand;
-link:
-	sim_va_link(ctx, va);
-	sim_stat_inc(SIM_STAT_MAPPING);
-	return 0;
-}
-
-/* The mapping that holds [addr, addr + len) entirely; ctx->lock held. */
-struct sim_va *sim_va_find(struct sim_ctx *ctx, u64 addr, u64 len)
-{
-	struct sim_va *v;
-	u64 first;
-
-	list_for_each_entry(v, &ctx->vas, node) {
-		first = v->start + v->data_off;
-		if (addr < first || addr - first >= v->data_len)
-			continue;
-		if (len > v->data_len - (addr - first))
-			return NULL;
-		return v;
-	}
-	return NULL;
-}
-
-/* The mapping whose user-visible address is exactly addr. */
-static struct sim_va *sim_va_lookup(struct sim_ctx *ctx, u64 addr)
-{
-	struct sim_va *v;
-
-	list_for_each_entry(v, &ctx->vas, node)
-		if (v->start + v->data_off == addr)
-			return v;
-	return NULL;
-}
-
-static void sim_va_destroy(struct sim_ctx *ctx, struct sim_va *va)
+/* Unmaps va; *spare: see sim_va_unplace() (NULL at release). */
+static void sim_va_destroy(struct sim_ctx *ctx, struct sim_va *va,
+			   struct sim_va_hole **spare)
 {
 	struct sim_alloc *alloc;
 
-	list_del(&va->node);
+	sim_va_unplace(ctx, spare ? va->space : NULL, va, spare);
 	if (va->handle) {
 		alloc = idr_find(&ctx->allocs, va->handle);
 		if (alloc)
@@ -258,7 +167,6 @@ static void sim_va_destroy(struct sim_ctx *ctx, struct sim_va *va)
 	}
 	sim_bo_put(va->bo);
 	kfree(va);
-	sim_stat_dec(SIM_STAT_MAPPING);
 }
 
 /* ---- operations ---------------------------------------------------- */
@@ -348,6 +256,7 @@ static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
 			      u64 *vaddr)
 {
 	u64 handle = in->map_device.handle;
+	struct sim_va_hole *spare;
 	struct sim_alloc *alloc;
 	struct sim_va *va;
 	int rc;
@@ -357,8 +266,12 @@ static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
 	if (!handle || handle > INT_MAX)
 		return -EINVAL;
 	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
-	if (!va)
+	spare = sim_va_spare_alloc();
+	if (!va || !spare) {
+		kfree(va);
+		sim_va_spare_free(spare);
 		return -ENOMEM;
+	}
 
 	mutex_lock(&ctx->lock);
 	alloc = idr_find(&ctx->allocs, handle);
@@ -370,19 +283,21 @@ static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
 	va->size = alloc->bo->size;
 	va->data_len = va->size;
 	va->handle = handle;
-	rc = sim_va_place(ctx, va, SIM_DRAM_VA_BASE, SIM_DRAM_VA_SIZE,
-			  in->map_device.hint_addr,
+	va->space = &ctx->dram_va;
+	rc = sim_va_place(ctx, va->space, va, in->map_device.hint_addr,
 			  max_t(u64, alloc->bo->page_size, PAGE_SIZE),
-			  in->flags & HL_MEM_FORCE_HINT);
+			  in->flags & HL_MEM_FORCE_HINT, &spare);
 	if (rc)
 		goto err;
 	sim_bo_get(va->bo);
 	alloc->map_count++;
 	*vaddr = va->start;
 	mutex_unlock(&ctx->lock);
+	sim_va_spare_free(spare);
 	return 0;
 err:
 	mutex_unlock(&ctx->lock);
+	sim_va_spare_free(spare);
 	kfree(va);
 	return rc;
 }
@@ -407,6 +322,7 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	u64 len = in->map_host.mem_size;
 	u64 start, end;
 	unsigned long npages;
+	struct sim_va_hole *spare;
 	struct sim_va *va;
 	struct sim_bo *bo;
 	int rc;
@@ -441,7 +357,10 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	sim_stat_inc(SIM_STAT_USERPTR);
 
 	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
-	if (!va) {
+	spare = sim_va_spare_alloc();
+	if (!va || !spare) {
+		kfree(va);
+		sim_va_spare_free(spare);
 		sim_bo_put(bo);
 		return -ENOMEM;
 	}
@@ -449,14 +368,16 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	va->size = bo->size;
 	va->data_off = addr - start;
 	va->data_len = len;
+	va->space = &ctx->host_va;
 
 	mutex_lock(&ctx->lock);
-	rc = sim_va_place(ctx, va, SIM_HOST_VA_BASE, SIM_HOST_VA_SIZE,
+	rc = sim_va_place(ctx, va->space, va,
 			  in->map_host.hint_addr & PAGE_MASK, PAGE_SIZE,
-			  in->flags & HL_MEM_FORCE_HINT);
+			  in->flags & HL_MEM_FORCE_HINT, &spare);
 	if (!rc)
 		*vaddr = va->start + va->data_off;
 	mutex_unlock(&ctx->lock);
+	sim_va_spare_free(spare);
 	if (rc) {
 		kfree(va);
 		sim_bo_put(bo);
@@ -466,24 +387,26 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 
 static int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
 {
+	struct sim_va_hole *spare;
 	struct sim_va *va;
+	int rc = 0;
 
 	if (in->flags)
 		return -EINVAL;
+	/* Freed space may need a hole of its own. */
+	spare = sim_va_spare_alloc();
+	if (!spare)
+		return -ENOMEM;
 	mutex_lock(&ctx->lock);
 	va = sim_va_lookup(ctx, in->unmap.device_virt_addr);
-	if (!va) {
-		mutex_unlock(&ctx->lock);
-		return -EINVAL;
-	}
 	/* As the real driver: exported memory stays mapped. */
-	if (va->export_count) {
-		mutex_unlock(&ctx->lock);
-		return -EINVAL;
-	}
-	sim_va_destroy(ctx, va);
+	if (!va || va->export_count)
+		rc = -EINVAL;
+	else
+		sim_va_destroy(ctx, va, &spare);
 	mutex_unlock(&ctx->lock);
-	return 0;
+	sim_va_spare_free(spare);
+	return rc;
 }
 
 static int sim_mem_export(struct sim_ctx *ctx, struct hl_mem_in *in)
@@ -573,16 +496,20 @@ int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
 
 void sim_mem_ctx_fini(struct sim_ctx *ctx)
 {
-	struct sim_va *va, *tmp;
 	struct sim_alloc *alloc;
+	struct rb_node *n;
 	int id;
 
 	mutex_lock(&ctx->lock);
 	/* Exported dma-bufs hold the file: none can be left at release. */
-	list_for_each_entry_safe(va, tmp, &ctx->vas, node) {
+	while ((n = rb_first(&ctx->vas))) {
+		struct sim_va *va = rb_entry(n, struct sim_va, node);
+
 		WARN_ON(va->export_count);
-		sim_va_destroy(ctx, va);
+		sim_va_destroy(ctx, va, NULL);
 	}
+	sim_va_space_fini(&ctx->dram_va);
+	sim_va_space_fini(&ctx->host_va);
 	idr_for_each_entry(&ctx->allocs, alloc, id) {
 		idr_remove(&ctx->allocs, id);
 		sim_bo_put(alloc->bo);
