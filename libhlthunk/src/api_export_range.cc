@@ -40,29 +40,17 @@ extern "C" hlthunk_public int hlthunk_device_memory_export_dmabuf_range(
 		if (m->kind != MappingKind::Device)
 			return c_fail(Op::Generic, kWhat, -EINVAL);
 
-		const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 		const uint64_t rel = addr - m->va;
 		if (size > m->size - rel)
 			return c_fail(Op::Generic, kWhat, -ERANGE);
-		const uint64_t first = rel / page * page;
-		const uint64_t end = (rel + size + page - 1) / page * page;
-		if (end > m->size)
-			return c_fail(Op::Generic, kWhat, -ERANGE);
-
-		union hl_mem_args a;
-		memset(&a, 0, sizeof(a));
-		a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-		a.in.flags = flags;
-		a.in.export_dmabuf_fd.addr = m->va;
-		a.in.export_dmabuf_fd.mem_size = end - first;
-		a.in.export_dmabuf_fd.offset = first;
+		const PageSpan span = page_span(rel, size, m->size);
 		// Through the memory's compute context (fd may be a control
 		// node of the device).
 		std::shared_ptr<UniqueFd> keep;
 		auto cfd = st.regs().context_fd(*m, fd, &keep);
 		if (!cfd)
 			return c_fail(Op::Generic, kWhat, cfd.error());
-		int rc = hl_memory(*cfd, &a);
+		int rc = hl_export_dmabuf(*cfd, m->va, span.len, span.first, flags);
 		if (rc < 0) {
 			// Unmapped by another thread since the lookup: say so, as
 			// if the lookup had come later.
@@ -70,7 +58,7 @@ extern "C" hlthunk_public int hlthunk_device_memory_export_dmabuf_range(
 				return c_fail(Op::Generic, kWhat, -EFAULT);
 			return c_fail(Op::DeviceIoctl, kWhat, rc);
 		}
-		*offset = rel - first;
-		return a.out.fd;
+		*offset = rel - span.first;
+		return rc;
 	});
 }

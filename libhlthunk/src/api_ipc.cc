@@ -165,7 +165,6 @@ extern "C" hlthunk_public int hlthunk_ipc_register_device_range(
 {
 	return c_entry("hlthunk_ipc_register_device_range", [&]() -> int {
 		static const char what[] = "registering a range of device memory";
-		constexpr uint64_t kPage = 4096;
 		if (!cookie || (access & ~kAccessAll) || size == 0 || addr + size < addr)
 			return c_fail(Op::Register, what, -EINVAL);
 		if (int rc = ensure_ipc())
@@ -180,17 +179,7 @@ extern "C" hlthunk_public int hlthunk_ipc_register_device_range(
 		if (addr + size > d->va + d->size)
 			return c_fail(Op::Register, what, -ERANGE);
 		// Whole pages: the driver exports page-aligned ranges.
-		uint64_t first = (addr - d->va) & ~(kPage - 1);
-		uint64_t end = (addr + size - d->va + kPage - 1) & ~(kPage - 1);
-		if (end > d->size)
-			end = d->size;
-		union hl_mem_args a;
-		memset(&a, 0, sizeof(a));
-		a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-		a.in.flags = O_RDWR | O_CLOEXEC;
-		a.in.export_dmabuf_fd.addr = d->va;
-		a.in.export_dmabuf_fd.mem_size = end - first;
-		a.in.export_dmabuf_fd.offset = first;
+		const PageSpan span = page_span(addr - d->va, size, d->size);
 		// Through the memory's compute context (fd may be a control
 		// node of the device).
 		std::shared_ptr<UniqueFd> keep;
@@ -198,10 +187,11 @@ extern "C" hlthunk_public int hlthunk_ipc_register_device_range(
 		if (!cfd)
 			return c_fail(Op::Register, what, cfd.error());
 		int export_fd = *cfd;
-		int rc = hl_memory(export_fd, &a);
+		int rc = hl_export_dmabuf(export_fd, d->va, span.len, span.first,
+					  O_RDWR | O_CLOEXEC);
 		if (rc < 0)
 			return c_fail(Op::Register, what, rc);
-		UniqueFd dmabuf(a.out.fd);
+		UniqueFd dmabuf(rc);
 		return with_ipc(Op::Register, what, [&](int ipc_fd) {
 			auto r = ipc::register_dmabuf(ipc_fd, dmabuf.get(), export_fd,
 						      region_flags(access) |
@@ -210,7 +200,7 @@ extern "C" hlthunk_public int hlthunk_ipc_register_device_range(
 				return r.error();
 			*cookie = r->cookie;
 			if (offset)
-				*offset = addr - d->va - first;
+				*offset = addr - d->va - span.first;
 			return 0;
 		});
 	});

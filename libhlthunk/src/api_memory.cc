@@ -237,17 +237,10 @@ namespace {
 int export_dmabuf(int fd, uint64_t addr, uint64_t size, uint64_t offset,
 		  uint32_t flags)
 {
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-	a.in.flags = flags;
-	a.in.export_dmabuf_fd.addr = addr;
-	a.in.export_dmabuf_fd.mem_size = size;
-	a.in.export_dmabuf_fd.offset = offset;
-	int rc = mem_ioctl(fd, &a, "exporting device memory as a dma-buf");
+	int rc = hl_export_dmabuf(fd, addr, size, offset, flags);
 	if (rc < 0)
-		return rc;
-	return a.out.fd;
+		return c_fail(Op::DeviceIoctl, "exporting device memory as a dma-buf", rc);
+	return rc;
 }
 
 }  // namespace

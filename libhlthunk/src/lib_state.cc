@@ -68,17 +68,11 @@ Result<uint64_t> register_mapping(const MappingDesc &d, int export_fd,
 		return r->cookie;
 	}
 
-	union hl_mem_args a;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-	a.in.flags = O_RDWR | O_CLOEXEC;
-	a.in.export_dmabuf_fd.addr = d.va;
-	a.in.export_dmabuf_fd.mem_size = d.size;
-	int rc = hl_memory(export_fd, &a);
+	int rc = hl_export_dmabuf(export_fd, d.va, d.size, 0, O_RDWR | O_CLOEXEC);
 	if (rc < 0)
 		return Err{rc};
 	// The region holds its own reference to the dma-buf once registered.
-	UniqueFd dmabuf(a.out.fd);
+	UniqueFd dmabuf(rc);
 	auto r = ipc::register_dmabuf(*ipc_fd, dmabuf.get(), export_fd, flags);
 	if (!r)
 		return Err{r.error()};
