@@ -11,7 +11,6 @@
 #include "hlthunk.h"
 #include "ipc_kernel.h"
 #include "lib_state.h"
-#include "sys_ioctl.h"
 #include "unique_fd.h"
 
 using namespace hlthunk;
@@ -412,11 +411,6 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
 			if (rc)
 				return c_fail(Op::Copy, what, rc);
 		}
-		struct hl_ipc_copy a = {};
-		a.src_cookie = sc;
-		a.src_offset = so;
-		a.dst_cookie = dc;
-		a.dst_offset = dof;
 		int fd = st.ipc_fd_fast();
 		if (__builtin_expect(fd < 0, 0)) {
 			auto r = st.ipc_fd();
@@ -424,9 +418,9 @@ extern "C" hlthunk_public int hlthunk_ipc_channel_copy(uint32_t channel_id,
 				return c_return(r.error());
 			fd = *r;
 		}
-		a.channel_id = use->kid;
-		a.length = length;
-		int rc = sys_ioctl(fd, HL_IPC_IOCTL_COPY, &a);
+		uint64_t seq;
+		int rc = ipc::copy_ioctl(fd, use->kid, 0, sc, so, dc, dof, length,
+					 &seq);
 		if (__builtin_expect(rc < 0, 0))
 			return c_fail(Op::Copy, what, rc);
 		return 0;

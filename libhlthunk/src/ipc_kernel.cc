@@ -106,19 +106,12 @@ Result<uint64_t> copy(int ipc_fd, uint32_t channel, uint32_t flags,
 		      uint64_t src_cookie, uint64_t src_off,
 		      uint64_t dst_cookie, uint64_t dst_off, uint64_t len)
 {
-	struct hl_ipc_copy a;
-	memset(&a, 0, sizeof(a));
-	a.channel_id = channel;
-	a.flags = flags;
-	a.src_cookie = src_cookie;
-	a.src_offset = src_off;
-	a.dst_cookie = dst_cookie;
-	a.dst_offset = dst_off;
-	a.length = len;
-	int rc = sys_ioctl(ipc_fd, HL_IPC_IOCTL_COPY, &a);
+	uint64_t seq;
+	int rc = copy_ioctl(ipc_fd, channel, flags, src_cookie, src_off,
+			    dst_cookie, dst_off, len, &seq);
 	if (rc < 0)
 		return Err{rc};
-	return a.seq;
+	return seq;
 }
 
 Result<uint64_t> copy_batch(int ipc_fd, uint32_t channel, uint32_t flags,
