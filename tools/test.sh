@@ -3,10 +3,12 @@
 # AddressSanitizer and UBSan, and once more without), build the kernel
 # modules for both supported kernels and the debug kernel (W=1, sparse),
 # then run every test: host tests, DKMS builds, the Debian packages (built
-# into build/deb/, lintian, installed and purged in the VM), and the VM
-# tests on 6.1, 6.12 and the KASAN/lockdep debug kernel (built from
-# Debian's 6.12 source by tools/vm/debug-kernel.sh on the first run, cached
-# after that).
+# into build/deb/, lintian, installed and purged in the VM), the VM tests
+# on 6.1, 6.12 and the KASAN/lockdep debug kernel (built from Debian's
+# 6.12 source by tools/vm/debug-kernel.sh on the first run, cached after
+# that), and the two-host tests (two guests over soft-RoCE).  At the end,
+# even after a failure, it prints how long each phase took and the time of
+# each CTest label.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP"
@@ -19,35 +21,78 @@ case ${1:-} in
 	echo "build/deb/), build-release/ (host tests)."
 	echo "The debug kernel is cached in /var/cache/hlipc-debug-kernel (about"
 	echo "6 minutes to build the first time on 2 cores)."
+	echo "At the end it prints the time of each phase and of each CTest label;"
+	echo "the budget and the measured times are in Documentation/testing.md."
 	exit 0
 	;;
 esac
 
-step() { printf '\n=== %s ===\n' "$*"; }
+T_START=$(date +%s)
+PHASES=()
+CTEST_LOG=$(mktemp /tmp/hl-test-ctest.XXXXXX)
+PHASE=
+PHASE_T0=
 
-step "set-up"
+# phase NAME: ends the phase before (recording its time) and starts NAME.
+phase() {
+	phase_end
+	PHASE=$1
+	PHASE_T0=$(date +%s)
+	printf '\n=== %s ===\n' "$1"
+}
+phase_end() {
+	[ -n "$PHASE" ] || return 0
+	PHASES+=("$(($(date +%s) - PHASE_T0))|$PHASE")
+	PHASE=
+}
+mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+
+summary() {
+	local rc=$? p
+	phase_end
+	printf '\n=== times (wall clock) ===\n'
+	for p in ${PHASES[@]+"${PHASES[@]}"}; do
+		printf '  %8s  %s\n' "$(mmss "${p%%|*}")" "${p#*|}"
+	done
+	printf '  %8s  %s\n' "$(mmss $(($(date +%s) - T_START)))" "the whole suite"
+	# CTest's own sums per label (seconds of test time; host tests run
+	# in parallel, so their sum exceeds their wall time).
+	if grep -q '^Label Time Summary:' "$CTEST_LOG" 2>/dev/null; then
+		printf '\n=== time per CTest label (sum over its tests) ===\n'
+		sed -n '/^Label Time Summary:/,/^$/p' "$CTEST_LOG" | sed '1d;/^$/d' |
+			while read -r label _ secs _; do
+				printf '  %8s  %s\n' "$(mmss "${secs%.*}")" "$label"
+			done
+	fi
+	rm -f "$CTEST_LOG"
+	[ "$rc" = 0 ] && echo "all passed" || echo "FAILED (status $rc)"
+	exit "$rc"
+}
+trap summary EXIT
+
+phase "set-up"
 bash tools/setup.sh
 
-step "debug kernel (KASAN, lockdep): build or reuse the cached one"
+phase "debug kernel (KASAN, lockdep): build or reuse the cached one"
 bash tools/vm/debug-kernel.sh
 
-step "build: release (-Werror), userspace only"
+phase "build: release (-Werror), userspace only"
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DHL_BUILD_KMODS=OFF -DHL_VM_TESTS=OFF >/dev/null
 cmake --build build-release -j"$(nproc)"
 
-step "build: ASan+UBSan userspace and kernel modules for every kernel"
+phase "build: ASan+UBSan userspace and kernel modules for every kernel"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DHL_SANITIZE=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
-step "VM boot time per kernel"
+phase "VM boot time per kernel"
 while read -r _ kver; do
 	tools/vm/run-vm --kernel "$kver" --timeout 300 -- true 2>&1 |
 		grep -E 'booted|accel' || true
 done < <(tools/vm/kernels.sh; echo "debug debug")
 
-step "host tests (release build)"
+phase "host tests (release build)"
 ctest --test-dir build-release --output-on-failure -L host -j"$(nproc)"
 
-step "all tests (sanitizer build): host, dkms, VM on every kernel and the debug kernel"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+phase "all tests (sanitizer build): host, dkms, pkg, VM on every kernel and the debug kernel, two-host"
+ctest --test-dir build --output-on-failure -j"$(nproc)" 2>&1 | tee "$CTEST_LOG"
