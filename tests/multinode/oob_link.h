@@ -63,8 +63,9 @@ private:
 	hl::UniqueFd fd_;
 };
 
-// Milliseconds of CLOCK_MONOTONIC.
+// Milliseconds and microseconds of CLOCK_MONOTONIC.
 int64_t now_ms();
+int64_t now_us();
 
 // The factor by which the harness stretches timeouts on slow kernels
 // (HL_TIMEOUT_FACTOR, 1 to 100; 1 if unset).

@@ -21,6 +21,12 @@ int fail(std::string *why, const std::string &what, int err)
 	return -err;
 }
 
+Completion completion(const ibv_wc &wc)
+{
+	bool imm = wc.wc_flags & IBV_WC_WITH_IMM;
+	return {wc.wr_id, wc.status, wc.opcode, imm ? ntohl(wc.imm_data) : 0, wc.byte_len};
+}
+
 }  // namespace
 
 VerbsPort::~VerbsPort()
@@ -103,7 +109,7 @@ int RcQp::create(const VerbsPort &port, std::string *why)
 	qa.recv_cq = cq_;
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_send_wr = kDepth;
-	qa.cap.max_recv_wr = 1;
+	qa.cap.max_recv_wr = kDepth;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
 	qp_ = ibv_create_qp(port.pd(), &qa);
@@ -173,7 +179,7 @@ int RcQp::connect(const QpInfo &peer, std::string *why, uint8_t timeout,
 }
 
 int RcQp::post(ibv_wr_opcode op, void *local, uint32_t lkey, uint64_t len,
-	       uint64_t raddr, uint32_t rkey, uint64_t wr_id)
+	       uint64_t raddr, uint32_t rkey, uint64_t wr_id, uint32_t imm)
 {
 	ibv_sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(local);
@@ -182,13 +188,23 @@ int RcQp::post(ibv_wr_opcode op, void *local, uint32_t lkey, uint64_t len,
 	ibv_send_wr wr, *bad = nullptr;
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = wr_id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr.sg_list = len ? &sge : nullptr;
+	wr.num_sge = len ? 1 : 0;
 	wr.opcode = op;
 	wr.send_flags = IBV_SEND_SIGNALED;
+	if (op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_SEND_WITH_IMM)
+		wr.imm_data = htonl(imm);
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	return -ibv_post_send(qp_, &wr, &bad);
+}
+
+int RcQp::post_recv(uint64_t wr_id)
+{
+	ibv_recv_wr wr, *bad = nullptr;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	return -ibv_post_recv(qp_, &wr, &bad);
 }
 
 std::vector<Completion> RcQp::wait(int n, int timeout_ms)
@@ -203,14 +219,14 @@ std::vector<Completion> RcQp::wait(int n, int timeout_ms)
 		if (k < 0)
 			break;
 		for (int i = 0; i < k; i++)
-			got.push_back({wc[i].wr_id, wc[i].status});
+			got.push_back(completion(wc[i]));
 		if (k > 0)
 			continue;
 		if (ibv_req_notify_cq(cq_, 0))
 			break;
 		k = ibv_poll_cq(cq_, RcQp::kDepth, wc);  // raced with the arm?
 		for (int i = 0; i < k; i++)
-			got.push_back({wc[i].wr_id, wc[i].status});
+			got.push_back(completion(wc[i]));
 		if (k > 0)
 			continue;
 		int64_t left = deadline - now_ms();

@@ -50,6 +50,9 @@ private:
 struct Completion {
 	uint64_t wr_id;
 	ibv_wc_status status;
+	ibv_wc_opcode opcode;
+	uint32_t imm;       // host order; receives of data with immediate
+	uint32_t byte_len;  // receives: how many bytes came
 };
 
 class RcQp {
@@ -74,9 +77,13 @@ public:
 	void destroy();
 	bool valid() const { return qp_ != nullptr; }
 
-	// Posts one signalled RDMA WRITE or READ; wr_id names it.  0 or -errno.
+	// Posts one signalled RDMA WRITE (with immediate), READ or SEND;
+	// wr_id names it.  0 or -errno.
 	int post(ibv_wr_opcode op, void *local, uint32_t lkey, uint64_t len,
-		 uint64_t raddr, uint32_t rkey, uint64_t wr_id);
+		 uint64_t raddr, uint32_t rkey, uint64_t wr_id, uint32_t imm = 0);
+	// Posts a receive without a buffer: for sends without data and
+	// writes with immediate.  0 or -errno.
+	int post_recv(uint64_t wr_id);
 	// Waits for n completions, at most timeout_ms in all; returns what
 	// arrived (fewer than n on timeout).
 	std::vector<Completion> wait(int n, int timeout_ms);
