@@ -79,7 +79,7 @@ static unsigned long hl_ipc_share_mark(struct page **pages, unsigned long n,
 	for (i = 0; i < n; i += run) {
 		folio = page_folio(pages[i]);
 		for (run = 1; i + run < n; run++)
-			if (pages[i + run] != pages[i] + run ||
+			if (pages[i + run] != nth_page(pages[i], run) ||
 			    page_folio(pages[i + run]) != folio)
 				break;
 		if (hl_ipc_folio_pins(folio) > run) {
