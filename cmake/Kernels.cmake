@@ -8,12 +8,24 @@
 # is off; re-run CMake after building it).
 
 set(HL_KERNEL_SERIES "")
+# Userspace-only builds still learn the installed kernels: host tests
+# compile against their uapi headers.
+execute_process(
+  COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/kernels.sh
+  OUTPUT_VARIABLE _hl_kernels
+  ERROR_VARIABLE _hl_kernels_err
+  RESULT_VARIABLE _hl_kernels_rc)
+if(NOT HL_BUILD_KMODS AND _hl_kernels_rc EQUAL 0)
+  string(REPLACE "\n" ";" _hl_lines "${_hl_kernels}")
+  foreach(_line IN LISTS _hl_lines)
+    if(NOT _line STREQUAL "")
+      string(REPLACE " " ";" _pair "${_line}")
+      list(GET _pair 0 _series)
+      list(GET _pair 1 HL_KVER_${_series})
+    endif()
+  endforeach()
+endif()
 if(HL_BUILD_KMODS)
-  execute_process(
-    COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/kernels.sh
-    OUTPUT_VARIABLE _hl_kernels
-    ERROR_VARIABLE _hl_kernels_err
-    RESULT_VARIABLE _hl_kernels_rc)
   if(NOT _hl_kernels_rc EQUAL 0)
     message(FATAL_ERROR "${_hl_kernels_err}Run tools/setup.sh to install both "
                         "kernels, or configure with -DHL_BUILD_KMODS=OFF.")
