@@ -28,6 +28,25 @@ bool on_context(const MappingDesc &d)
 
 }  // namespace
 
+void RegistrationCache::Space::index(const MappingDesc &d)
+{
+	if (d.kind == MappingKind::Device)
+		by_handle.emplace(d.handle, d.va);
+}
+
+void RegistrationCache::Space::unindex(const MappingDesc &d)
+{
+	if (d.kind != MappingKind::Device)
+		return;
+	auto range = by_handle.equal_range(d.handle);
+	for (auto it = range.first; it != range.second; ++it) {
+		if (it->second == d.va) {
+			by_handle.erase(it);
+			return;
+		}
+	}
+}
+
 Result<std::shared_ptr<UniqueFd>> RegistrationCache::anchor_for(Space &s, int fd)
 {
 	if (auto a = s.anchor.lock())
@@ -102,6 +121,7 @@ Result<void> RegistrationCache::add(const MappingDesc &d)
 	std::unique_lock<std::mutex> l(mu_);
 	Space &s = spaces_[d.dev];
 	s.map.erase_overlapping(d.va, d.size, [&](RegionPtr &&r) {
+		s.unindex(r->desc);
 		dropped.push_back(std::move(r));
 	});
 	if (d.kind == MappingKind::Host) {
@@ -113,6 +133,8 @@ Result<void> RegistrationCache::add(const MappingDesc &d)
 			region->reg_error = reg.error();
 	}
 	auto ins = s.map.insert(d.va, d.size, std::move(region));
+	if (ins)
+		s.index(d);
 	bump();
 	l.unlock();
 	return ins;
@@ -171,6 +193,7 @@ std::optional<MappingDesc> RegistrationCache::remove_mapping(DeviceKey dev,
 	if (!v)
 		return std::nullopt;
 	dropped = std::move(*v);
+	it->second.unindex(dropped->desc);
 	bump();
 	l.unlock();
 	return dropped->desc;
@@ -183,7 +206,9 @@ size_t RegistrationCache::evict(DeviceKey dev, uint64_t va, uint64_t len)
 	auto it = spaces_.find(dev);
 	if (it == spaces_.end())
 		return 0;
-	size_t n = it->second.map.erase_overlapping(va, len, [&](RegionPtr &&r) {
+	Space &s = it->second;
+	size_t n = s.map.erase_overlapping(va, len, [&](RegionPtr &&r) {
+		s.unindex(r->desc);
 		dropped.push_back(std::move(r));
 	});
 	if (n)
@@ -199,13 +224,13 @@ size_t RegistrationCache::remove_handle(DeviceKey dev, uint64_t handle)
 	auto it = spaces_.find(dev);
 	if (it == spaces_.end())
 		return 0;
-	size_t n = it->second.map.erase_if([&](RegionPtr &r) {
-		const auto &d = r->desc;
-		if (d.kind != MappingKind::Device || d.handle != handle)
-			return false;
-		dropped.push_back(r);
-		return true;
-	});
+	Space &s = it->second;
+	auto range = s.by_handle.equal_range(handle);
+	for (auto h = range.first; h != range.second; ++h)
+		if (auto v = s.map.erase(h->second))
+			dropped.push_back(std::move(*v));
+	s.by_handle.erase(range.first, range.second);
+	size_t n = dropped.size();
 	if (n)
 		bump();
 	l.unlock();
@@ -220,9 +245,11 @@ size_t RegistrationCache::remove_context(DeviceKey dev)
 	auto it = spaces_.find(dev);
 	if (it == spaces_.end())
 		return 0;
-	size_t n = it->second.map.erase_if([&](RegionPtr &r) {
+	Space &s = it->second;
+	size_t n = s.map.erase_if([&](RegionPtr &r) {
 		if (!on_context(r->desc))
 			return false;
+		s.unindex(r->desc);
 		dropped.push_back(r);
 		return true;
 	});
@@ -239,6 +266,7 @@ size_t RegistrationCache::remove_origin(int fd, const FileId &file)
 		n += kv.second.map.erase_if([&](RegionPtr &r) {
 			if (r->desc.fd != fd || r->desc.file != file)
 				return false;
+			kv.second.unindex(r->desc);
 			dropped.push_back(r);
 			return true;
 		});
@@ -265,6 +293,7 @@ size_t RegistrationCache::sweep_closed()
 		n += kv.second.map.erase_if([&](RegionPtr &r) {
 			if (!on_context(r->desc))
 				return false;
+			kv.second.unindex(r->desc);
 			dropped.push_back(r);
 			return true;
 		});

@@ -184,7 +184,13 @@ private:
 	using RegionPtr = std::shared_ptr<Region>;
 	struct Space {
 		IntervalMap<RegionPtr> map;
+		// The Device mappings of each allocation handle (handle -> va),
+		// so forgetting a freed handle costs no more with many mappings.
+		std::multimap<uint64_t, uint64_t> by_handle;
 		std::weak_ptr<UniqueFd> anchor;
+
+		void index(const MappingDesc &d);
+		void unindex(const MappingDesc &d);
 	};
 
 	void bump() { gen_.fetch_add(1, std::memory_order_acq_rel); }
