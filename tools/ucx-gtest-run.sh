@@ -103,9 +103,18 @@ while [ -s "$OUT/todo" ]; do
 	round=$((round + 1))
 	filter=$(paste -sd: "$OUT/todo")
 	echo "==== gtest process $round: $(wc -l <"$OUT/todo") cases" >>"$OUT/log"
+	: >"$OUT/log.$round"
+	# Progress, once a minute: cases started so far.
+	before=$(wc -l <"$OUT/results")
+	(while sleep 60; do
+		echo "ucx-gtest-run.sh: ${LABEL:+$LABEL: }$((before + $(grep -c '^\[ RUN' "$OUT/log.$round"))) of $total cases started"
+	done) &
+	progress=$!
 	"$HL_UCX" "$GTEST" -t "$WATCHDOG" "--gtest_filter=$filter" ${EXTRA[@]+"${EXTRA[@]}"} \
-		>"$OUT/log.$round" 2>&1
+		>>"$OUT/log.$round" 2>&1
 	rc=$?
+	kill "$progress" 2>/dev/null
+	wait "$progress" 2>/dev/null
 	cat "$OUT/log.$round" >>"$OUT/log"
 	# a process that died mid-line
 	[ -z "$(tail -c 1 "$OUT/log.$round")" ] || echo >>"$OUT/log"

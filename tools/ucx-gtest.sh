@@ -336,7 +336,7 @@ kver_of() { # SERIES -> the kernel release run-vm boots
 	fi
 }
 
-declare -A SUMMARY STATUS
+declare -A SUMMARY STATUS RUN_SECONDS
 rc=0
 for k in "${KERNELS[@]}"; do
 	kver=$(kver_of "$k") || die "kernel $k is not available (tools/vm/kernels.sh, tools/vm/debug-kernel.sh)"
@@ -347,6 +347,7 @@ for k in "${KERNELS[@]}"; do
 		mkdir -p "$run"
 		say "kernel $k, $p path (UCX_GAUDI_IPC_CHANNELS=$channels)"
 		st=0
+		t0=$(date +%s)
 		(cd "$BUILD" && "$TOP/tools/vm/run-vm" --quiet --kernel "$kver" \
 			--kmod-dir "$BUILD/kmod/$kver" \
 			--insmod "habanalabs_sim num_devices=2" --insmod habanalabs_ipc \
@@ -357,6 +358,7 @@ for k in "${KERNELS[@]}"; do
 			--label "$k $p" "$GTEST_BIN" "$HL_UCX" -- ${EXTRA[@]+"${EXTRA[@]}"}) ||
 			st=$?
 		STATUS[$k-$p]=$st
+		RUN_SECONDS[$k-$p]=$(($(date +%s) - t0))
 		SUMMARY[$k-$p]=$(cat "$run/summary" 2>/dev/null || echo "no summary")
 		[ "$st" = 0 ] || rc=1
 	done
@@ -364,11 +366,14 @@ done
 
 echo
 echo "UCX gtest, gaudi_ipc cases (filter '$FILTER'); output in $OUT"
-printf '%-8s %-9s %6s %5s %8s %7s  %s\n' kernel path cases ran skipped failed status
+printf '%-8s %-9s %6s %5s %8s %7s %6s  %s\n' kernel path cases ran skipped failed time status
 for k in "${KERNELS[@]}"; do
 	for p in "${PATHS[@]}"; do
-		read -r _ cases _ ran _ skipped _ failed <<<"${SUMMARY[$k-$p]} - - - - - - - -" || true
-		printf '%-8s %-9s %6s %5s %8s %7s  %s\n' "$k" "$p" "$cases" "$ran" "$skipped" "$failed" \
+		# "cases N ran N skipped N failed N"
+		read -r -a f <<<"${SUMMARY[$k-$p]}"
+		cases=${f[1]:--} ran=${f[3]:--} skipped=${f[5]:--} failed=${f[7]:--}
+		printf '%-8s %-9s %6s %5s %8s %7s %5ss  %s\n' "$k" "$p" "$cases" "$ran" "$skipped" "$failed" \
+			"${RUN_SECONDS[$k-$p]}" \
 			"$([ "${STATUS[$k-$p]}" = 0 ] && echo ok || echo "exit ${STATUS[$k-$p]}")"
 	done
 done
