@@ -103,6 +103,112 @@ struct gaudi2_packet_nop {
 	__u32 ctl;
 };
 
+/* Predication (must be 0: no predicates here) in NOP-like packets */
+#define GAUDI2_PKT_CTL_PRED_MASK	0x0000001F
+
+/*
+ * MSG_LONG: write value to a 64-bit address (memory mapped into the
+ * device, or a register of the configuration space).
+ */
+struct gaudi2_packet_msg_long {
+	__u32 value;
+	__u32 ctl;
+	__u64 addr;
+};
+
+/* MSG_LONG and MSG_SHORT ctl: what to write (0: the value) */
+#define GAUDI2_PKT_MSG_CTL_OP_MASK		0x00300000
+/* MSG_LONG and MSG_SHORT ctl: weakly ordered, no snoop */
+#define GAUDI2_PKT_MSG_CTL_WO_NS_MASK		0x00030000
+
+/*
+ * MSG_SHORT: write value to base register + a 16-bit offset.  The
+ * driver points base 0 at the monitors' MON_PAY_ADDRL_0 and base 1 at
+ * SOB_OBJ_0 of DCORE0's sync manager; bases 2 and 3 are not set up.
+ */
+struct gaudi2_packet_msg_short {
+	__u32 value;
+	__u32 ctl;
+};
+
+#define GAUDI2_PKT_SHORT_CTL_ADDR_MASK		0x0000FFFF
+#define GAUDI2_PKT_SHORT_CTL_BASE_SHIFT		22
+#define GAUDI2_PKT_SHORT_CTL_BASE_MASK		0x00C00000
+#define GAUDI2_PKT_SHORT_BASE_MON		0
+#define GAUDI2_PKT_SHORT_BASE_SOB		1
+
+/* FENCE: wait until fence counter id >= target, then subtract dec. */
+struct gaudi2_packet_fence {
+	__u32 cfg;
+	__u32 ctl;
+};
+
+#define GAUDI2_PKT_FENCE_CFG_DEC_VAL_MASK	0x0000000F
+#define GAUDI2_PKT_FENCE_CFG_TARGET_VAL_SHIFT	16
+#define GAUDI2_PKT_FENCE_CFG_TARGET_VAL_MASK	0x00FF0000
+#define GAUDI2_PKT_FENCE_CFG_ID_SHIFT		30
+#define GAUDI2_PKT_FENCE_CFG_ID_MASK		0xC0000000
+
+/*
+ * WREG32: write value to a register of the queue's own engine block
+ * (a 16-bit offset in ctl bits 23:8).  STOP: the queue stops.
+ */
+struct gaudi2_packet_wreg32 {
+	__u32 value;
+	__u32 ctl;
+};
+
+#define GAUDI2_PKT_WREG32_CTL_REG_OFFSET_SHIFT	8
+#define GAUDI2_PKT_WREG32_CTL_REG_OFFSET_MASK	0x00FFFF00
+
+/* ------------------------------------------------------------------ */
+/* Gaudi2 sync manager and queue fences (configuration space)          */
+/* ------------------------------------------------------------------ */
+/* Device address of the configuration space */
+#define GAUDI2_CFG_BASE			0x1000007FF8000000ull
+
+/* DCORE0's sync manager objects, as offsets from GAUDI2_CFG_BASE */
+#define GAUDI2_SM_SOB_OBJ_0		0x4100000u	/* 8192 SOBs */
+#define GAUDI2_SM_MON_PAY_ADDRL_0	0x4108000u	/* 2048 monitors */
+#define GAUDI2_SM_MON_PAY_ADDRH_0	0x410A000u
+#define GAUDI2_SM_MON_PAY_DATA_0	0x410C000u
+#define GAUDI2_SM_MON_ARM_0		0x410E000u
+#define GAUDI2_SM_MON_CONFIG_0		0x4110000u
+#define GAUDI2_SM_MON_STATUS_0		0x4112000u
+#define GAUDI2_SM_NUM_SOBS		8192
+#define GAUDI2_SM_NUM_MONS		2048
+
+/* A SOB write: 15-bit value, long (60-bit) mode, add (1) or set (0) */
+#define GAUDI2_SOB_VAL_MASK		0x00007FFF
+#define GAUDI2_SOB_LONG_MODE_MASK	0x01000000
+#define GAUDI2_SOB_ADD_MASK		0x80000000
+
+/* Monitor ARM: SOB group (8 SOBs), SOBs masked out, == (1) or >= (0) */
+#define GAUDI2_MON_ARM_GID_MASK		0x000000FF
+#define GAUDI2_MON_ARM_MASK_SHIFT	8
+#define GAUDI2_MON_ARM_MASK_MASK	0x0000FF00
+#define GAUDI2_MON_ARM_MODE_EQUAL	0x00010000
+#define GAUDI2_MON_ARM_VAL_SHIFT	17
+
+/* Monitor CONFIG: long SOB, completion queue, writes - 1, high group bits */
+#define GAUDI2_MON_CFG_LONG_SOB		0x00000001
+#define GAUDI2_MON_CFG_CQ_EN		0x00000010
+#define GAUDI2_MON_CFG_WR_NUM_SHIFT	5
+#define GAUDI2_MON_CFG_WR_NUM_MASK	0x00000060
+#define GAUDI2_MON_CFG_LBW_EN		0x00000100
+#define GAUDI2_MON_CFG_MSB_SID_SHIFT	16
+#define GAUDI2_MON_CFG_MSB_SID_MASK	0x000F0000
+#define GAUDI2_MON_CFG_LONG_HIGH_GROUP	0x80000000
+
+/*
+ * The fence registers of the PDMA queue managers: a write adds to the
+ * counter FENCE<id> of CP <cp> (0-3: the four streams, 4: the lower CP).
+ */
+#define GAUDI2_PDMA0_QM_CP_FENCE0_RDATA_0	0x4C8A290u
+#define GAUDI2_PDMA1_QM_CP_FENCE0_RDATA_0	0x4C9A290u
+#define GAUDI2_QM_FENCE_CPS			5
+#define GAUDI2_QM_FENCE_IDS			4
+
 #if defined(__cplusplus)
 static_assert(sizeof(struct gaudi2_packet_lin_dma) == 24, "lin_dma");
 #elif defined(__KERNEL__) || (defined(__STDC_VERSION__) && \

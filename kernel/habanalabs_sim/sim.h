@@ -53,11 +53,11 @@
 /* Outcomes of timestamped CSs kept past their fence, as the driver's. */
 #define SIM_CS_OUTCOMES		256
 
-/* LIN_DMA packets (non-zero size) in one CS. */
+/* Commands (LIN_DMA of non-zero size, MSG_*, FENCE) in one CS. */
 #define SIM_MAX_CS_DMA_OPS	65536
 
 /*
- * LIN_DMA packets of all the CSs a context has in flight: what pending
+ * Commands of all the CSs a context has in flight: what pending
  * work may hold in kernel memory (about 4 MiB of operations).  A CS that
  * would exceed it is refused with EAGAIN, as a full queue is.
  */
@@ -75,6 +75,33 @@
 #define SIM_POWER_BUSY_MW	200000
 /* Emulated clocks (MHz): the ASIC clock, and each PLL output. */
 #define SIM_CLK_MHZ		1000
+
+/*
+ * The sync objects, monitors and completion queues below these are the
+ * driver's (gaudi2_set_fixed_properties(): GAUDI2_RESERVED_SOB_NUMBER,
+ * _MON_NUMBER and _CQ_NUMBER: CS completion, KDMA and the 10 decoders),
+ * as HL_INFO_SYNC_MANAGER reports for dcore 0.
+ */
+#define SIM_SM_FIRST_USER_SOB	85
+#define SIM_SM_FIRST_USER_MON	125
+#define SIM_SM_FIRST_USER_CQ	2
+
+/* Queue managers whose fence counters the emulation keeps: PDMA0, PDMA1. */
+#define SIM_SM_QMANS		2
+
+struct sim_mon {
+	u32 pay_addrl, pay_addrh, pay_data;
+	u32 arm;
+	u32 config;
+	bool armed;
+};
+
+/* The sync manager and queue fences (sim_sm.c), under sdev->engine. */
+struct sim_sm {
+	u32 sob[GAUDI2_SM_NUM_SOBS];
+	struct sim_mon mon[GAUDI2_SM_NUM_MONS];
+	u32 fence[SIM_SM_QMANS][GAUDI2_QM_FENCE_CPS][GAUDI2_QM_FENCE_IDS];
+};
 
 /* Why a CS was refused, for HL_INFO_CS_COUNTERS. */
 enum sim_cs_drop {
@@ -148,6 +175,8 @@ struct sim_device {
 	spinlock_t mem_lock;
 	u64 mem_size;			/* bytes of emulated DRAM */
 	u64 mem_used;			/* charged by live device BOs */
+
+	struct sim_sm *sm;		/* sync manager, queue fences */
 
 	char pci_addr[16];
 };
@@ -238,7 +267,7 @@ struct sim_ctx {
 	spinlock_t cs_lock;
 	struct list_head cs_pending;	/* submitted, not completed */
 	unsigned int cs_pending_count;
-	unsigned long cs_pending_ops;	/* their LIN_DMA packets */
+	unsigned long cs_pending_ops;	/* their commands */
 	u64 last_seq;
 	struct sim_fence fences[SIM_MAX_PENDING_CS];	/* by seq % size */
 	struct sim_fence outcomes[SIM_CS_OUTCOMES];
@@ -265,6 +294,7 @@ void sim_devices_destroy(void);
 /* sim_mem.c */
 void sim_bo_put(struct sim_bo *bo);
 void sim_bo_get(struct sim_bo *bo);
+void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len);
 int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args);
 void sim_mem_ctx_fini(struct sim_ctx *ctx);
 
@@ -294,6 +324,16 @@ void sim_cb_ctx_fini(struct sim_ctx *ctx);
 int sim_queue_validate(const struct hl_cs_chunk *ch);
 bool sim_queue_enabled(u32 queue);
 bool sim_queue_cb_address_valid(u64 addr, u32 size);
+
+/* sim_sm.c */
+extern atomic_t sim_sm_lost_writes;	/* monitor writes that hit nothing */
+int sim_sm_init(struct sim_device *sdev);
+void sim_sm_fini(struct sim_device *sdev);
+void sim_sm_reset(struct sim_device *sdev);
+int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value);
+void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value);
+bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, u8 id, u8 target,
+		       u8 dec);
 
 /* sim_cs.c */
 int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args);

@@ -1,16 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * habanalabs_sim: command submission on the PDMA queues and the LIN_DMA
- * engine that executes it, plus WAIT_CS.
+ * habanalabs_sim: command submission on the PDMA queues and the queue
+ * managers that execute it, plus WAIT_CS.
  *
  * As on Gaudi2, a CS names its command buffers by their device address:
  * memory of the submitter mapped into the device (sim_queue.c says which
  * queues and addresses are accepted).  At submission every command
  * buffer is fetched from there (so later writes to it cannot change a
- * validated CS), parsed, and each LIN_DMA address range is resolved in
- * the submitter's VA space, taking a reference on the memory behind it.  Execution, on the device's ordered
- * workqueue, therefore touches only memory the submitter mapped, even if
- * it unmaps or exits meanwhile.
+ * validated CS), parsed into commands, and each address range a LIN_DMA
+ * or MSG_LONG names in memory is resolved in the submitter's VA space,
+ * taking a reference on the memory behind it.  Execution, on the device's
+ * ordered workqueue, therefore touches only memory the submitter mapped,
+ * even if it unmaps or exits meanwhile.
+ *
+ * The packets a queue runs: NOP; LIN_DMA (a copy; no memset or byte
+ * swapping); MSG_LONG to memory or to the sync manager and queue fences,
+ * MSG_SHORT to the sync manager (sim_sm.c); FENCE, which waits for the
+ * queue's fence counter; STOP, which ends the CB.  The jobs of a CS run
+ * as the queues of the device do, side by side: a queue that waits on a
+ * fence lets the others run, and a CS whose queues all wait on fences
+ * that none of them will signal waits, as on the device, until it times
+ * out or its owner closes.  WREG32 addresses the registers of the queue's
+ * own engine block, which the emulation does not have: refused, as are
+ * the other packets (WREG_BULK, CP_DMA, REPEAT, MSG_PROT, predicated
+ * packets) with EINVAL.
  *
  * A CS has a deadline (its own timeout, or cs_timeout_s): one that has
  * not completed by then is abandoned with ETIMEDOUT, recorded for
@@ -29,19 +42,33 @@
 
 #include "sim.h"
 
-struct sim_dma_op {
-	struct sim_bo *src;		/* reference */
-	struct sim_bo *dst;		/* reference */
+enum sim_cmd_kind {
+	SIM_CMD_DMA,			/* LIN_DMA: copy len bytes */
+	SIM_CMD_MEM_WRITE,		/* MSG_LONG to memory: value to dst */
+	SIM_CMD_REG_WRITE,		/* MSG_LONG/SHORT: value to reg */
+	SIM_CMD_FENCE,			/* FENCE */
+};
+
+/* One command of a job, as parsed from its CB. */
+struct sim_cmd {
+	u8 kind;
+	u8 fence_id, fence_target, fence_dec;
+	u32 len;			/* DMA: bytes; MEM_WRITE: 4 */
+	u32 value;			/* writes */
+	u32 reg;			/* REG_WRITE: offset from CFG_BASE */
+	struct sim_bo *src;		/* reference (DMA) */
+	struct sim_bo *dst;		/* reference (DMA, MEM_WRITE) */
 	u64 src_off;			/* byte offset in src's pages */
 	u64 dst_off;
 	u64 src_va;			/* as submitted, until resolved */
 	u64 dst_va;
-	u32 len;
 };
 
 struct sim_job {
-	struct sim_dma_op *ops;
+	struct sim_cmd *ops;
 	unsigned int nops;
+	unsigned int next;		/* execution: the next command */
+	u32 queue;
 };
 
 struct sim_cs {
@@ -56,7 +83,8 @@ struct sim_cs {
 	bool skip_reset;		/* HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT */
 	ktime_t deadline;		/* KTIME_MAX: none */
 	s64 timestamp_ns;
-	unsigned long nops;		/* LIN_DMA packets of all jobs */
+	unsigned long nops;		/* commands of all jobs */
+	bool has_fence;			/* may wait: never run inline */
 	unsigned int njobs;
 	struct sim_job jobs[];
 };
@@ -103,7 +131,7 @@ static void sim_cs_release(struct kref *ref)
 
 	for (i = 0; i < cs->njobs; i++) {
 		for (j = 0; j < cs->jobs[i].nops; j++) {
-			struct sim_dma_op *op = &cs->jobs[i].ops[j];
+			struct sim_cmd *op = &cs->jobs[i].ops[j];
 
 			if (op->src)
 				sim_bo_put(op->src);
@@ -142,49 +170,149 @@ static void sim_busy_end(struct sim_device *sdev)
 
 /* ---- parsing ------------------------------------------------------- */
 
-static void sim_parse_lin_dma(const u8 *pkt, u32 tsize,
-			      struct sim_dma_op *op)
+/* The ctl bits each packet may carry besides opcode and barriers. */
+#define MSG_CTL_ALLOWED (NOP_CTL_ALLOWED | GAUDI2_PKT_MSG_CTL_WO_NS_MASK)
+#define MSG_SHORT_CTL_ALLOWED (MSG_CTL_ALLOWED |			\
+			       GAUDI2_PKT_SHORT_CTL_ADDR_MASK |		\
+			       GAUDI2_PKT_SHORT_CTL_BASE_MASK)
+
+static u32 sim_pkt_word(const u8 *pkt, unsigned int i)
 {
-	op->len = tsize;
-	op->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
-	op->dst_va = le64_to_cpup((const __le64 *)(pkt + 16));
+	return le32_to_cpup((const __le32 *)(pkt + 4 * i));
 }
 
-/* Validates a CB snapshot; counts LIN_DMA packets, or fills ops. */
-static int sim_parse_cb(const u8 *buf, u32 size, struct sim_dma_op *ops,
-			unsigned int *nops)
+/*
+ * A write to @addr: a register of the configuration space the queue may
+ * write (sim_sm.c), or 4 bytes of memory the context mapped (resolved
+ * with the CS).
+ */
+static int sim_parse_write(struct sim_device *sdev, u64 addr, u32 value,
+			   struct sim_cmd *cmd)
 {
+	if (addr >= GAUDI2_CFG_BASE && addr - GAUDI2_CFG_BASE <= U32_MAX) {
+		if (sim_sm_check_write(sdev, addr - GAUDI2_CFG_BASE, value))
+			return -EINVAL;
+		cmd->kind = SIM_CMD_REG_WRITE;
+		cmd->reg = addr - GAUDI2_CFG_BASE;
+	} else {
+		cmd->kind = SIM_CMD_MEM_WRITE;
+		cmd->dst_va = addr;
+		cmd->len = sizeof(u32);
+	}
+	cmd->value = value;
+	return 0;
+}
+
+/*
+ * One packet at @pkt (@left bytes to the CB's end): its length, or
+ * -EINVAL; *cmd is filled when the packet does something, else its kind
+ * is left at U8_MAX.  STOP is reported as 0 bytes.
+ */
+static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
+			    struct sim_cmd *cmd)
+{
+	u32 ctl = sim_pkt_word(pkt, 1), value = sim_pkt_word(pkt, 0);
+	u32 opcode = (ctl & GAUDI2_PKT_CTL_OPCODE_MASK) >>
+		     GAUDI2_PKT_CTL_OPCODE_SHIFT;
+	u32 base, cfg;
+	u64 addr;
+
+	cmd->kind = U8_MAX;
+	switch (opcode) {
+	case GAUDI2_PACKET_NOP:
+		if (ctl & ~NOP_CTL_ALLOWED)
+			return -EINVAL;
+		return sizeof(struct gaudi2_packet_nop);
+	case GAUDI2_PACKET_STOP:
+		if (ctl & ~NOP_CTL_ALLOWED)
+			return -EINVAL;
+		return 0;
+	case GAUDI2_PACKET_LIN_DMA:
+		if (left < sizeof(struct gaudi2_packet_lin_dma))
+			return -EINVAL;
+		/* No byte swapping or memset in this engine. */
+		if (ctl & ~LIN_DMA_CTL_ALLOWED)
+			return -EINVAL;
+		if (value) {
+			cmd->kind = SIM_CMD_DMA;
+			cmd->len = value;
+			cmd->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
+			cmd->dst_va = le64_to_cpup((const __le64 *)(pkt + 16));
+		}
+		return sizeof(struct gaudi2_packet_lin_dma);
+	case GAUDI2_PACKET_MSG_LONG:
+		if (left < sizeof(struct gaudi2_packet_msg_long))
+			return -EINVAL;
+		/* Only plain writes: no timestamps, no predicates. */
+		if (ctl & ~MSG_CTL_ALLOWED)
+			return -EINVAL;
+		addr = le64_to_cpup((const __le64 *)(pkt + 8));
+		if (sim_parse_write(sdev, addr, value, cmd))
+			return -EINVAL;
+		return sizeof(struct gaudi2_packet_msg_long);
+	case GAUDI2_PACKET_MSG_SHORT:
+		if (ctl & ~MSG_SHORT_CTL_ALLOWED)
+			return -EINVAL;
+		base = (ctl & GAUDI2_PKT_SHORT_CTL_BASE_MASK) >>
+		       GAUDI2_PKT_SHORT_CTL_BASE_SHIFT;
+		/* The bases gaudi2_init_qman_cp() sets; 2 and 3 stay 0. */
+		if (base == GAUDI2_PKT_SHORT_BASE_MON)
+			addr = GAUDI2_SM_MON_PAY_ADDRL_0;
+		else if (base == GAUDI2_PKT_SHORT_BASE_SOB)
+			addr = GAUDI2_SM_SOB_OBJ_0;
+		else
+			return -EINVAL;
+		addr += GAUDI2_CFG_BASE + (ctl & GAUDI2_PKT_SHORT_CTL_ADDR_MASK);
+		if (sim_parse_write(sdev, addr, value, cmd))
+			return -EINVAL;
+		return sizeof(struct gaudi2_packet_msg_short);
+	case GAUDI2_PACKET_FENCE:
+		if (ctl & ~NOP_CTL_ALLOWED)
+			return -EINVAL;
+		cfg = value;
+		if (cfg & ~(GAUDI2_PKT_FENCE_CFG_DEC_VAL_MASK |
+			    GAUDI2_PKT_FENCE_CFG_TARGET_VAL_MASK |
+			    GAUDI2_PKT_FENCE_CFG_ID_MASK))
+			return -EINVAL;
+		cmd->kind = SIM_CMD_FENCE;
+		cmd->fence_dec = cfg & GAUDI2_PKT_FENCE_CFG_DEC_VAL_MASK;
+		cmd->fence_target = (cfg & GAUDI2_PKT_FENCE_CFG_TARGET_VAL_MASK) >>
+				    GAUDI2_PKT_FENCE_CFG_TARGET_VAL_SHIFT;
+		cmd->fence_id = (cfg & GAUDI2_PKT_FENCE_CFG_ID_MASK) >>
+				GAUDI2_PKT_FENCE_CFG_ID_SHIFT;
+		return sizeof(struct gaudi2_packet_fence);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Validates a CB snapshot; counts its commands, or fills ops. */
+static int sim_parse_cb(struct sim_device *sdev, const u8 *buf, u32 size,
+			struct sim_cmd *ops, unsigned int *nops, bool *fence)
+{
+	struct sim_cmd cmd;
 	unsigned int n = 0;
-	u32 pos = 0, ctl, opcode, tsize;
+	u32 pos = 0;
+	int len;
 
 	while (pos < size) {
+		/* Every packet is at least 8 bytes: header and ctl. */
 		if (size - pos < sizeof(struct gaudi2_packet_nop))
 			return -EINVAL;
-		ctl = le32_to_cpup((const __le32 *)(buf + pos + 4));
-		opcode = (ctl & GAUDI2_PKT_CTL_OPCODE_MASK) >>
-			 GAUDI2_PKT_CTL_OPCODE_SHIFT;
-		switch (opcode) {
-		case GAUDI2_PACKET_NOP:
-			if (ctl & ~NOP_CTL_ALLOWED)
-				return -EINVAL;
-			pos += sizeof(struct gaudi2_packet_nop);
-			break;
-		case GAUDI2_PACKET_LIN_DMA:
-			if (size - pos < sizeof(struct gaudi2_packet_lin_dma))
-				return -EINVAL;
-			/* No byte swapping or memset in this engine. */
-			if (ctl & ~LIN_DMA_CTL_ALLOWED)
-				return -EINVAL;
-			tsize = le32_to_cpup((const __le32 *)(buf + pos));
-			if (tsize && ops)
-				sim_parse_lin_dma(buf + pos, tsize, &ops[n]);
-			if (tsize)
-				n++;
-			pos += sizeof(struct gaudi2_packet_lin_dma);
-			break;
-		default:
-			return -EINVAL;
+		len = sim_parse_packet(sdev, buf + pos, size - pos, &cmd);
+		if (len < 0)
+			return len;
+		if (cmd.kind != U8_MAX) {
+			if (ops)
+				ops[n] = cmd;
+			if (cmd.kind == SIM_CMD_FENCE)
+				*fence = true;
+			n++;
 		}
+		/* The queue stops: the rest of the CB is not fetched. */
+		if (!len)
+			break;
+		pos += len;
 	}
 	*nops = n;
 	return 0;
@@ -232,7 +360,7 @@ static int sim_cb_fetch(struct sim_ctx *ctx, u64 addr, u32 size, u8 *buf)
  * parsing drop.
  */
 static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
-			 struct sim_job *job)
+			 struct sim_job *job, bool *fence)
 {
 	unsigned int i, n;
 	u8 *snap;
@@ -250,6 +378,7 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EINVAL);
 	if (!sim_queue_cb_address_valid(ch->cb_handle, ch->cb_size))
 		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EFAULT);
+	job->queue = ch->queue_index;
 	/* Nothing to fetch: the queue runs an empty CB. */
 	if (!ch->cb_size)
 		return 0;
@@ -262,7 +391,7 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 		goto out;
 	}
-	rc = sim_parse_cb(snap, ch->cb_size, NULL, &n);
+	rc = sim_parse_cb(ctx->sdev, snap, ch->cb_size, NULL, &n, fence);
 	if (rc) {
 		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 		goto out;
@@ -274,13 +403,14 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 		goto out;
 	}
-	rc = sim_parse_cb(snap, ch->cb_size, job->ops, &job->nops);
+	rc = sim_parse_cb(ctx->sdev, snap, ch->cb_size, job->ops, &job->nops,
+			  fence);
 out:
 	kvfree(snap);
 	return rc;
 }
 
-/* Resolves every op of the CS in ctx's VA space; ctx->lock held. */
+/* Resolves the memory of every command of the CS; ctx->lock held. */
 static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 {
 	unsigned int i, j;
@@ -288,18 +418,25 @@ static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 
 	for (i = 0; i < cs->njobs; i++) {
 		for (j = 0; j < cs->jobs[i].nops; j++) {
-			struct sim_dma_op *op = &cs->jobs[i].ops[j];
+			struct sim_cmd *op = &cs->jobs[i].ops[j];
 
-			s = sim_va_find(ctx, op->src_va, op->len);
-			d = sim_va_find(ctx, op->dst_va, op->len);
-			if (!s || !d)
-				return -EFAULT;
-			op->src_off = op->src_va - s->start;
-			op->dst_off = op->dst_va - d->start;
-			sim_bo_get(s->bo);
-			op->src = s->bo;
-			sim_bo_get(d->bo);
-			op->dst = d->bo;
+			if (op->kind == SIM_CMD_DMA) {
+				s = sim_va_find(ctx, op->src_va, op->len);
+				if (!s)
+					return -EFAULT;
+				op->src_off = op->src_va - s->start;
+				sim_bo_get(s->bo);
+				op->src = s->bo;
+			}
+			if (op->kind == SIM_CMD_DMA ||
+			    op->kind == SIM_CMD_MEM_WRITE) {
+				d = sim_va_find(ctx, op->dst_va, op->len);
+				if (!d)
+					return -EFAULT;
+				op->dst_off = op->dst_va - d->start;
+				sim_bo_get(d->bo);
+				op->dst = d->bo;
+			}
 			if (!(j % 1024))
 				cond_resched();
 		}
@@ -319,7 +456,7 @@ static int sim_cs_check(struct sim_cs *cs)
 	return 0;
 }
 
-static int sim_dma_copy(struct sim_cs *cs, const struct sim_dma_op *op)
+static int sim_dma_copy(struct sim_cs *cs, const struct sim_cmd *op)
 {
 	u64 soff = op->src_off, doff = op->dst_off;
 	u32 left = op->len, chunk, n = 0;
@@ -416,20 +553,84 @@ static bool sim_cs_find_fence(struct sim_ctx *ctx, u64 seq,
 	return false;
 }
 
+/* One command that does not wait. */
+static int sim_cmd_run(struct sim_cs *cs, const struct sim_cmd *op)
+{
+	switch (op->kind) {
+	case SIM_CMD_DMA:
+		return sim_dma_copy(cs, op);
+	case SIM_CMD_MEM_WRITE:
+		sim_bo_write(op->dst, op->dst_off, &op->value, sizeof(op->value));
+		return 0;
+	case SIM_CMD_REG_WRITE:
+		sim_sm_reg_write(cs->ctx, op->reg, op->value);
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Runs the jobs as the queues would, side by side: each until it ends or
+ * waits on a fence, then the next, while any of them moves.
+ */
+static int sim_cs_run_jobs(struct sim_cs *cs)
+{
+	struct sim_device *sdev = cs->ctx->sdev;
+	bool moved, waiting;
+	unsigned int i;
+	int rc;
+
+	do {
+		moved = false;
+		waiting = false;
+		for (i = 0; i < cs->njobs; i++) {
+			struct sim_job *job = &cs->jobs[i];
+
+			while (job->next < job->nops) {
+				const struct sim_cmd *op = &job->ops[job->next];
+
+				rc = sim_cs_check(cs);
+				if (rc)
+					return rc;
+				if (op->kind == SIM_CMD_FENCE) {
+					if (!sim_sm_fence_pass(sdev, job->queue,
+							       op->fence_id,
+							       op->fence_target,
+							       op->fence_dec)) {
+						waiting = true;
+						break;
+					}
+				} else {
+					rc = sim_cmd_run(cs, op);
+					if (rc)
+						return rc;
+				}
+				job->next++;
+				moved = true;
+			}
+		}
+	} while (waiting && moved);
+	if (!waiting)
+		return 0;
+	/*
+	 * Every queue left waits on a fence no queue of this CS will raise:
+	 * as on the device, the CS hangs until its deadline or its owner
+	 * closes.
+	 */
+	while (!(rc = sim_cs_check(cs)))
+		wait_event_interruptible_timeout(cs->ctx->abort_wq,
+						 atomic_read(&cs->ctx->aborting),
+						 HZ / 10);
+	return rc;
+}
+
 /* Runs a CS on the device's engine and completes it; the caller holds sdev->engine. */
 static void sim_cs_execute(struct sim_cs *cs)
 {
 	struct sim_ctx *ctx = cs->ctx;
-	unsigned int i, j;
-	int rc = 0;
+	int rc;
 
-	for (i = 0; i < cs->njobs && !rc; i++) {
-		for (j = 0; j < cs->jobs[i].nops && !rc; j++) {
-			rc = sim_cs_check(cs);
-			if (!rc)
-				rc = sim_dma_copy(cs, &cs->jobs[i].ops[j]);
-		}
-	}
+	rc = sim_cs_run_jobs(cs);
 	if (!rc)
 		rc = sim_cs_check(cs) == -ETIMEDOUT ? -ETIMEDOUT : 0;
 	if (rc == -ETIMEDOUT)
@@ -484,7 +685,8 @@ static u64 sim_cs_bytes(const struct sim_cs *cs)
 
 	for (i = 0; i < cs->njobs; i++)
 		for (j = 0; j < cs->jobs[i].nops; j++)
-			bytes += cs->jobs[i].ops[j].len;
+			if (cs->jobs[i].ops[j].kind == SIM_CMD_DMA)
+				bytes += cs->jobs[i].ops[j].len;
 	return bytes;
 }
 
@@ -502,7 +704,8 @@ static void sim_cs_start(struct sim_cs *cs)
 {
 	struct sim_device *sdev = cs->ctx->sdev;
 
-	if (!sim_cs_delay_ms && sim_cs_bytes(cs) <= sim_cs_inline_bytes &&
+	if (!sim_cs_delay_ms && !cs->has_fence &&
+	    sim_cs_bytes(cs) <= sim_cs_inline_bytes &&
 	    mutex_trylock(&sdev->engine)) {
 		/* This CS is the only one submitted and not completed. */
 		if (atomic_read(&sdev->cs_inflight) == 1) {
@@ -608,7 +811,8 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	sim_stat_inc(SIM_STAT_CS);
 
 	for (i = 0; i < n; i++) {
-		rc = sim_job_build(ctx, &chunks[i], &cs->jobs[i]);
+		rc = sim_job_build(ctx, &chunks[i], &cs->jobs[i],
+				   &cs->has_fence);
 		cs->njobs = i + 1;	/* release frees what was built */
 		if (rc)
 			goto err;

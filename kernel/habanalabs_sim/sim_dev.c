@@ -136,6 +136,10 @@ static int sim_open(struct inode *inode, struct file *file)
 			return -EBUSY;
 		}
 		sdev->compute_busy = true;
+		/* A new context: the sync manager as the driver leaves it. */
+		mutex_lock(&sdev->engine);
+		sim_sm_reset(sdev);
+		mutex_unlock(&sdev->engine);
 		sdev->open_count++;
 		sdev->last_open = ktime_get();
 		mutex_unlock(&sdev->open_lock);
@@ -295,6 +299,7 @@ static void sim_device_fini(struct sim_device *sdev)
 	cdev_del(&sdev->cdev);
 	if (sdev->wq)
 		destroy_workqueue(sdev->wq);
+	sim_sm_fini(sdev);
 	mutex_destroy(&sdev->engine);
 	mutex_destroy(&sdev->open_lock);
 }
@@ -316,8 +321,15 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	snprintf(sdev->pci_addr, sizeof(sdev->pci_addr), "0000:%02x:00.0",
 		 0x10 + index);
 
+	rc = sim_sm_init(sdev);
+	if (rc) {
+		mutex_destroy(&sdev->engine);
+		mutex_destroy(&sdev->open_lock);
+		return rc;
+	}
 	sdev->wq = alloc_ordered_workqueue("hlsim%u-cs", 0, index);
 	if (!sdev->wq) {
+		sim_sm_fini(sdev);
 		mutex_destroy(&sdev->engine);
 		mutex_destroy(&sdev->open_lock);
 		return -ENOMEM;
@@ -328,6 +340,7 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	rc = cdev_add(&sdev->cdev, sdev->devt, 2);
 	if (rc) {
 		destroy_workqueue(sdev->wq);
+		sim_sm_fini(sdev);
 		mutex_destroy(&sdev->engine);
 		mutex_destroy(&sdev->open_lock);
 		return rc;

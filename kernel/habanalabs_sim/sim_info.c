@@ -403,6 +403,12 @@ int sim_info_ioctl(struct sim_ctx *ctx, struct hl_info_args *args)
 			return -EINVAL;
 		if (args->dcore_id >= SIM_INFO_DCORES)
 			return -EINVAL;
+		/* As the driver: only dcore 0's sync manager has users. */
+		if (!args->dcore_id) {
+			sm.first_available_sync_object = SIM_SM_FIRST_USER_SOB;
+			sm.first_available_monitor = SIM_SM_FIRST_USER_MON;
+			sm.first_available_cq = SIM_SM_FIRST_USER_CQ;
+		}
 		return sim_info_out(args, &sm, sizeof(sm));
 	}
 	case HL_INFO_TOTAL_ENERGY:

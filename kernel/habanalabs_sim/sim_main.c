@@ -58,12 +58,14 @@ static struct dentry *sim_debugfs;
 /* Events that are no live objects: counts since the module was loaded. */
 atomic_t sim_alloc_interrupted;
 atomic_t sim_cs_inline_count;
+atomic_t sim_sm_lost_writes;
 
 static int sim_events_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "alloc_interrupted %d\n",
 		   atomic_read(&sim_alloc_interrupted));
 	seq_printf(m, "cs_inline %d\n", atomic_read(&sim_cs_inline_count));
+	seq_printf(m, "sm_lost_writes %d\n", atomic_read(&sim_sm_lost_writes));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_events);

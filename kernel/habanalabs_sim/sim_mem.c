@@ -7,6 +7,7 @@
 #include <linux/capability.h>
 #include <linux/fcntl.h>
 #include <linux/log2.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -83,6 +84,23 @@ void sim_bo_get(struct sim_bo *bo)
 void sim_bo_put(struct sim_bo *bo)
 {
 	kref_put(&bo->ref, sim_bo_release);
+}
+
+/* Writes @len bytes at byte @off of @bo's pages, across page ends. */
+void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len)
+{
+	u32 n;
+	void *p;
+
+	while (len) {
+		n = min_t(u64, len, PAGE_SIZE - (off & ~PAGE_MASK));
+		p = kmap_local_page(bo->pages[off >> PAGE_SHIFT]);
+		memcpy(p + (off & ~PAGE_MASK), data, n);
+		kunmap_local(p);
+		data += n;
+		off += n;
+		len -= n;
+	}
 }
 
 static struct sim_bo *sim_bo_new(struct sim_device *sdev, unsigned long npages)

@@ -823,7 +823,7 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	std::vector<uint32_t> w;
 	w = {0, 0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT};
 	expect_cs(w, -EINVAL, "unknown opcode");
-	w = {0, GAUDI2_PACKET_MSG_LONG << GAUDI2_PKT_CTL_OPCODE_SHIFT, 0, 0};
+	w = {0, GAUDI2_PACKET_CP_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT, 0, 0};
 	expect_cs(w, -EINVAL, "unsupported packet");
 	w.clear();
 	put_lin_dma(w, hva, a.va, 64);

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs_sim: the part of Gaudi2's configuration space that user
+ * queues write: DCORE0's sync manager (sync objects and monitors) and the
+ * fence counters of the PDMA queue managers.
+ *
+ * A queue writes there with MSG_LONG (a full address) or MSG_SHORT (an
+ * offset from base 0, the monitors, or base 1, the SOBs, which is where
+ * gaudi2_init_qman_cp() points them).  A SOB write sets or adds to a
+ * 15-bit counter; an armed monitor watches a group of eight SOBs and,
+ * once its condition holds, writes its payload(s) to an address and
+ * disarms.  The address is memory the context mapped (a completion word
+ * in host memory), a SOB, or a queue's fence register, whose counter a
+ * FENCE packet waits on.
+ *
+ * The SOBs and monitors below the first ones HL_INFO_SYNC_MANAGER names
+ * are the driver's (gaudi2_set_fixed_properties(): CS completion, KDMA
+ * and decoders) and refused to users.  Not emulated, and refused when a
+ * CB asks for them: long (60-bit) monitors and monitors that write to a
+ * completion queue.
+ *
+ * All of it changes only while a CS runs, under sdev->engine, and is
+ * cleared when a compute open starts, as a context switch does.
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+
+#include "sim.h"
+
+#define SIM_SM_SOB_END	(GAUDI2_SM_SOB_OBJ_0 + 4 * GAUDI2_SM_NUM_SOBS)
+#define SIM_SM_MON_END	(GAUDI2_SM_MON_PAY_ADDRL_0 + 6 * 4 * GAUDI2_SM_NUM_MONS)
+
+/* A monitor's payload writes may hit SOBs that fire others: bounded. */
+#define SIM_SM_MAX_DEPTH	4
+
+int sim_sm_init(struct sim_device *sdev)
+{
+	sdev->sm = kvzalloc(sizeof(*sdev->sm), GFP_KERNEL);
+	return sdev->sm ? 0 : -ENOMEM;
+}
+
+void sim_sm_fini(struct sim_device *sdev)
+{
+	kvfree(sdev->sm);
+	sdev->sm = NULL;
+}
+
+void sim_sm_reset(struct sim_device *sdev)
+{
+	memset(sdev->sm, 0, sizeof(*sdev->sm));
+}
+
+/* The fence counter a register offset names, or NULL. */
+static u32 *sim_sm_fence_reg(struct sim_sm *sm, u32 reg)
+{
+	static const u32 bases[SIM_SM_QMANS] = {
+		GAUDI2_PDMA0_QM_CP_FENCE0_RDATA_0,
+		GAUDI2_PDMA1_QM_CP_FENCE0_RDATA_0,
+	};
+	const u32 span = 4 * GAUDI2_QM_FENCE_IDS * GAUDI2_QM_FENCE_CPS;
+	unsigned int q, i;
+
+	if (reg & 3)
+		return NULL;
+	for (q = 0; q < SIM_SM_QMANS; q++) {
+		if (reg < bases[q] || reg >= bases[q] + span)
+			continue;
+		i = (reg - bases[q]) / 4;	/* id * CPS + cp */
+		return &sm->fence[q][i % GAUDI2_QM_FENCE_CPS][i / GAUDI2_QM_FENCE_CPS];
+	}
+	return NULL;
+}
+
+/*
+ * Whether a queue may write @value to configuration register @reg: the
+ * check made when a CB is parsed.  Monitor payload addresses are only
+ * known when a monitor fires; sim_sm_write() drops what it cannot do.
+ */
+int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value)
+{
+	u32 idx;
+
+	if (reg & 3)
+		return -EINVAL;
+	if (reg >= GAUDI2_SM_SOB_OBJ_0 && reg < SIM_SM_SOB_END) {
+		if ((reg - GAUDI2_SM_SOB_OBJ_0) / 4 < SIM_SM_FIRST_USER_SOB)
+			return -EINVAL;
+		return 0;
+	}
+	if (reg >= GAUDI2_SM_MON_PAY_ADDRL_0 && reg < GAUDI2_SM_MON_STATUS_0) {
+		idx = ((reg - GAUDI2_SM_MON_PAY_ADDRL_0) / 4) % GAUDI2_SM_NUM_MONS;
+		if (idx < SIM_SM_FIRST_USER_MON)
+			return -EINVAL;
+		if (reg >= GAUDI2_SM_MON_CONFIG_0 &&
+		    (value & (GAUDI2_MON_CFG_LONG_SOB | GAUDI2_MON_CFG_CQ_EN |
+			      GAUDI2_MON_CFG_LBW_EN |
+			      GAUDI2_MON_CFG_LONG_HIGH_GROUP)))
+			return -EINVAL;
+		return 0;
+	}
+	/* MON_STATUS is read-only. */
+	if (reg >= GAUDI2_SM_MON_STATUS_0 && reg < SIM_SM_MON_END)
+		return -EINVAL;
+	/* A fence register of either PDMA queue manager. */
+	return sim_sm_fence_reg(sdev->sm, reg) ? 0 : -EINVAL;
+}
+
+static void sim_sm_write(struct sim_ctx *ctx, u64 addr, u32 value,
+			 unsigned int depth);
+
+/* The SOB group a monitor watches meets its ARM condition. */
+static bool sim_mon_condition(struct sim_sm *sm, const struct sim_mon *mon)
+{
+	u32 gid = (mon->arm & GAUDI2_MON_ARM_GID_MASK) |
+		  ((mon->config & GAUDI2_MON_CFG_MSB_SID_MASK) >>
+		   GAUDI2_MON_CFG_MSB_SID_SHIFT) << 8;
+	u32 mask = (mon->arm & GAUDI2_MON_ARM_MASK_MASK) >>
+		   GAUDI2_MON_ARM_MASK_SHIFT;
+	u32 val = mon->arm >> GAUDI2_MON_ARM_VAL_SHIFT;
+	bool equal = mon->arm & GAUDI2_MON_ARM_MODE_EQUAL;
+	unsigned int i, n = 0;
+	u32 sob;
+
+	if (gid * 8 >= GAUDI2_SM_NUM_SOBS)
+		return false;
+	for (i = 0; i < 8; i++) {
+		if (mask & BIT(i))
+			continue;
+		sob = sm->sob[gid * 8 + i];
+		if (equal ? sob != val : sob < val)
+			return false;
+		n++;
+	}
+	return n;
+}
+
+/* Fires monitor @id: its payload writes, then it disarms. */
+static void sim_mon_fire(struct sim_ctx *ctx, unsigned int id,
+			 unsigned int depth)
+{
+	struct sim_sm *sm = ctx->sdev->sm;
+	struct sim_mon *mon = &sm->mon[id];
+	unsigned int k, writes;
+
+	mon->armed = false;
+	writes = ((mon->config & GAUDI2_MON_CFG_WR_NUM_MASK) >>
+		  GAUDI2_MON_CFG_WR_NUM_SHIFT) + 1;
+	for (k = 0; k < writes && id + k < GAUDI2_SM_NUM_MONS; k++) {
+		const struct sim_mon *p = &sm->mon[id + k];
+
+		sim_sm_write(ctx, (u64)p->pay_addrh << 32 | p->pay_addrl,
+			     p->pay_data, depth + 1);
+	}
+}
+
+/* Every armed monitor of SOB @sob's group whose condition now holds. */
+static void sim_sm_sob_changed(struct sim_ctx *ctx, unsigned int sob,
+			       unsigned int depth)
+{
+	struct sim_sm *sm = ctx->sdev->sm;
+	unsigned int id;
+
+	if (depth >= SIM_SM_MAX_DEPTH)
+		return;
+	for (id = SIM_SM_FIRST_USER_MON; id < GAUDI2_SM_NUM_MONS; id++) {
+		struct sim_mon *mon = &sm->mon[id];
+		u32 gid;
+
+		if (!mon->armed)
+			continue;
+		gid = (mon->arm & GAUDI2_MON_ARM_GID_MASK) |
+		      ((mon->config & GAUDI2_MON_CFG_MSB_SID_MASK) >>
+		       GAUDI2_MON_CFG_MSB_SID_SHIFT) << 8;
+		if (gid == sob / 8 && sim_mon_condition(sm, mon))
+			sim_mon_fire(ctx, id, depth);
+	}
+}
+
+static void sim_sob_write(struct sim_ctx *ctx, unsigned int sob, u32 value,
+			  unsigned int depth)
+{
+	struct sim_sm *sm = ctx->sdev->sm;
+	u32 v = value & GAUDI2_SOB_VAL_MASK;
+
+	if (value & GAUDI2_SOB_ADD_MASK)
+		sm->sob[sob] = (sm->sob[sob] + v) & GAUDI2_SOB_VAL_MASK;
+	else
+		sm->sob[sob] = v;
+	sim_sm_sob_changed(ctx, sob, depth);
+}
+
+static void sim_mon_write(struct sim_ctx *ctx, u32 reg, u32 value,
+			  unsigned int depth)
+{
+	struct sim_sm *sm = ctx->sdev->sm;
+	unsigned int id = ((reg - GAUDI2_SM_MON_PAY_ADDRL_0) / 4) %
+			  GAUDI2_SM_NUM_MONS;
+	struct sim_mon *mon = &sm->mon[id];
+
+	switch ((reg - GAUDI2_SM_MON_PAY_ADDRL_0) / (4 * GAUDI2_SM_NUM_MONS)) {
+	case 0:
+		mon->pay_addrl = value;
+		break;
+	case 1:
+		mon->pay_addrh = value;
+		break;
+	case 2:
+		mon->pay_data = value;
+		break;
+	case 3:
+		mon->arm = value;
+		mon->armed = true;
+		if (depth < SIM_SM_MAX_DEPTH && sim_mon_condition(sm, mon))
+			sim_mon_fire(ctx, id, depth);
+		break;
+	case 4:
+		mon->config = value;
+		break;
+	}
+}
+
+/* A 4-byte write to memory the context mapped; false if there is none. */
+static bool sim_sm_write_mem(struct sim_ctx *ctx, u64 addr, u32 value)
+{
+	struct sim_va *va;
+	struct sim_bo *bo = NULL;
+	u64 off = 0;
+
+	mutex_lock(&ctx->lock);
+	va = sim_va_find(ctx, addr, sizeof(value));
+	if (va) {
+		bo = va->bo;
+		sim_bo_get(bo);
+		off = addr - va->start;
+	}
+	mutex_unlock(&ctx->lock);
+	if (!bo)
+		return false;
+	sim_bo_write(bo, off, &value, sizeof(value));
+	sim_bo_put(bo);
+	return true;
+}
+
+/*
+ * A write a monitor makes, or a MSG_LONG/MSG_SHORT to the configuration
+ * space that sim_sm_check_write() accepted.  A monitor write that lands
+ * nowhere is lost, as the hardware's would be (an MMU fault or a blocked
+ * register): counted for debugfs.
+ */
+static void sim_sm_write(struct sim_ctx *ctx, u64 addr, u32 value,
+			 unsigned int depth)
+{
+	struct sim_sm *sm = ctx->sdev->sm;
+	u32 reg, *fence;
+
+	if (addr < GAUDI2_CFG_BASE || addr - GAUDI2_CFG_BASE > U32_MAX) {
+		if (!sim_sm_write_mem(ctx, addr, value))
+			atomic_inc(&sim_sm_lost_writes);
+		return;
+	}
+	reg = addr - GAUDI2_CFG_BASE;
+	if (sim_sm_check_write(ctx->sdev, reg, value)) {
+		atomic_inc(&sim_sm_lost_writes);
+		return;
+	}
+	if (reg >= GAUDI2_SM_SOB_OBJ_0 && reg < SIM_SM_SOB_END) {
+		sim_sob_write(ctx, (reg - GAUDI2_SM_SOB_OBJ_0) / 4, value, depth);
+		return;
+	}
+	if (reg >= GAUDI2_SM_MON_PAY_ADDRL_0 && reg < GAUDI2_SM_MON_STATUS_0) {
+		sim_mon_write(ctx, reg, value, depth);
+		return;
+	}
+	fence = sim_sm_fence_reg(sm, reg);
+	if (fence)
+		*fence += value;
+}
+
+void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value)
+{
+	sim_sm_write(ctx, GAUDI2_CFG_BASE + reg, value, 0);
+}
+
+/*
+ * A FENCE on @queue: true (and the counter decremented) once the
+ * counter has reached @target.
+ */
+bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, u8 id, u8 target,
+		       u8 dec)
+{
+	u32 *cnt = &sdev->sm->fence[queue / 4 - GAUDI2_QUEUE_ID_PDMA_0_0 / 4]
+				   [queue % 4][id];
+
+	if (*cnt < target)
+		return false;
+	*cnt -= min_t(u32, dec, *cnt);
+	return true;
+}

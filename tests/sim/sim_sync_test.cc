@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+// The queue packets beyond LIN_DMA and the sync manager, as hl-thunk's
+// Gaudi2 tests and the runtimes use them: MSG_LONG to memory and to the
+// sync manager, MSG_SHORT to SOBs and monitors, monitors that write a
+// completion word to host memory or raise a queue's fence, FENCE waiting
+// for it, STOP; and the packets and addresses a queue may not use.
+#include <sys/mman.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "sim_util.h"
+
+using namespace simtest;
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+constexpr uint32_t kSob = 100;	// user SOBs start at 85, monitors at 125
+constexpr uint32_t kMon = 200;
+// In the host range of the device VA space, far from any mapping here.
+constexpr uint64_t kUnmapped = 0x208000000000ull;
+
+uint32_t ctl(uint32_t opcode)
+{
+	return (opcode << GAUDI2_PKT_CTL_OPCODE_SHIFT) | GAUDI2_PKT_CTL_MB_MASK;
+}
+
+void put_msg_long(std::vector<uint32_t> &w, uint64_t addr, uint32_t value,
+		  uint32_t extra_ctl = 0)
+{
+	w.push_back(value);
+	w.push_back(ctl(GAUDI2_PACKET_MSG_LONG) | extra_ctl);
+	w.push_back(static_cast<uint32_t>(addr));
+	w.push_back(static_cast<uint32_t>(addr >> 32));
+}
+
+void put_msg_short(std::vector<uint32_t> &w, uint32_t base, uint32_t offset,
+		   uint32_t value)
+{
+	w.push_back(value);
+	w.push_back(ctl(GAUDI2_PACKET_MSG_SHORT) |
+		    (base << GAUDI2_PKT_SHORT_CTL_BASE_SHIFT) | offset);
+}
+
+// A SOB write through base 1: set (or add) a 15-bit value.
+void put_sob(std::vector<uint32_t> &w, uint32_t sob, uint32_t value, bool add)
+{
+	put_msg_short(w, GAUDI2_PKT_SHORT_BASE_SOB, sob * 4,
+		      value | (add ? GAUDI2_SOB_ADD_MASK : 0));
+}
+
+// A monitor register through base 0 (offsets from MON_PAY_ADDRL_0).
+void put_mon(std::vector<uint32_t> &w, uint32_t reg0, uint32_t mon,
+	     uint32_t value)
+{
+	put_msg_short(w, GAUDI2_PKT_SHORT_BASE_MON,
+		      reg0 - GAUDI2_SM_MON_PAY_ADDRL_0 + mon * 4, value);
+}
+
+// Monitor mon writes data to addr once SOB sob >= val (or == val).
+void put_monitor(std::vector<uint32_t> &w, uint32_t mon, uint64_t addr,
+		 uint32_t data, uint32_t sob, uint32_t val, bool equal = false)
+{
+	put_mon(w, GAUDI2_SM_MON_CONFIG_0, mon, 0);
+	put_mon(w, GAUDI2_SM_MON_PAY_ADDRL_0, mon, static_cast<uint32_t>(addr));
+	put_mon(w, GAUDI2_SM_MON_PAY_ADDRH_0, mon, static_cast<uint32_t>(addr >> 32));
+	put_mon(w, GAUDI2_SM_MON_PAY_DATA_0, mon, data);
+	uint32_t arm = (sob / 8) | ((0xffu & ~(1u << (sob % 8))) << GAUDI2_MON_ARM_MASK_SHIFT) |
+		       (val << GAUDI2_MON_ARM_VAL_SHIFT) |
+		       (equal ? GAUDI2_MON_ARM_MODE_EQUAL : 0);
+	put_mon(w, GAUDI2_SM_MON_ARM_0, mon, arm);
+}
+
+void put_fence(std::vector<uint32_t> &w, uint32_t id, uint32_t target,
+	       uint32_t dec)
+{
+	w.push_back(dec | (target << GAUDI2_PKT_FENCE_CFG_TARGET_VAL_SHIFT) |
+		    (id << GAUDI2_PKT_FENCE_CFG_ID_SHIFT));
+	w.push_back(ctl(GAUDI2_PACKET_FENCE));
+}
+
+void put_stop(std::vector<uint32_t> &w)
+{
+	w.push_back(0);
+	w.push_back(ctl(GAUDI2_PACKET_STOP));
+}
+
+// Host memory mapped into the device: 32-bit words the device writes.
+struct HostWords {
+	explicit HostWords(Dev &d) : d(d)
+	{
+		p = static_cast<volatile uint32_t *>(
+			mmap(nullptr, kPage, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+		if (p == MAP_FAILED) {
+			p = nullptr;
+			return;
+		}
+		memset(const_cast<uint32_t *>(p), 0, kPage);
+		if (d.map_host(const_cast<uint32_t *>(p), kPage, &va))
+			va = 0;
+	}
+	~HostWords()
+	{
+		if (va)
+			d.unmap(va);
+		if (p)
+			munmap(const_cast<uint32_t *>(p), kPage);
+	}
+	bool ok() const { return p && va; }
+	uint64_t at(unsigned i) const { return va + 4 * i; }
+	Dev &d;
+	volatile uint32_t *p = nullptr;
+	uint64_t va = 0;
+};
+
+class SimSync : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		set_cs_delay_ms(0);
+		ASSERT_EQ(live_objects(), 0) << "objects left by an earlier test";
+	}
+	void TearDown() override
+	{
+		for (auto &kv : stats())
+			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
+	}
+};
+
+// Submits the CBs as one CS, one chunk each, and waits.
+int run_cs(Dev &d, const std::vector<std::pair<std::vector<uint32_t>, uint32_t>> &jobs,
+	   uint32_t *status)
+{
+	std::vector<uint64_t> cbs;
+	std::vector<hl_cs_chunk> chunks;
+	int rc = 0;
+	for (auto &j : jobs) {
+		uint64_t va;
+		rc = d.cb_with(j.first, &va);
+		if (rc)
+			break;
+		cbs.push_back(va);
+		chunks.push_back(user_chunk(va, static_cast<uint32_t>(j.first.size() * 4),
+					    j.second));
+	}
+	uint64_t seq;
+	if (!rc)
+		rc = d.cs(chunks, &seq);
+	if (!rc)
+		rc = d.wait(seq, 30ull * 1000 * 1000, status);
+	for (uint64_t va : cbs)
+		d.cb_free(va);
+	return rc;
+}
+
+}  // namespace
+
+// MSG_LONG writes a word to host memory and to device memory mapped into
+// the device; STOP ends the CB, so what follows it is neither run nor
+// checked.
+TEST_F(SimSync, MsgLongWritesMemoryAndStopEndsTheCb)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	DevBuf dram(d, kPage);
+	ASSERT_TRUE(host.ok() && dram.ok());
+
+	std::vector<uint32_t> w;
+	put_msg_long(w, host.at(1), 0xbaba0ded);
+	put_msg_long(w, dram.va + 8, 0x12345678);
+	put_stop(w);
+	put_msg_long(w, host.at(2), 0xdead);
+	w.push_back(0);
+	w.push_back(0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT);	// no such packet
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(host.p[1], 0xbaba0dedu);
+	EXPECT_EQ(host.p[2], 0u) << "a packet after STOP ran";
+	uint32_t v;
+	memcpy(&v, dram.data() + 8, 4);
+	EXPECT_EQ(v, 0x12345678u);
+}
+
+// A monitor armed on a SOB writes its payload to host memory once the
+// SOB reaches its value, and not before; SOBs and monitors keep their
+// state from one CS to the next; a fired monitor is disarmed.
+TEST_F(SimSync, MonitorWritesHostMemoryWhenTheSobIsReached)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	ASSERT_TRUE(host.ok());
+
+	std::vector<uint32_t> arm;
+	put_sob(arm, kSob, 0, false);
+	put_monitor(arm, kMon, host.at(0), 0xc0de, kSob, 2);
+	put_sob(arm, kSob, 1, true);
+	ASSERT_EQ(d.run(arm), 0);
+	EXPECT_EQ(host.p[0], 0u) << "fired at 1 of 2";
+
+	std::vector<uint32_t> add;
+	put_sob(add, kSob, 1, true);
+	ASSERT_EQ(d.run(add), 0);
+	EXPECT_EQ(host.p[0], 0xc0deu);
+
+	host.p[0] = 0;
+	ASSERT_EQ(d.run(add), 0);
+	EXPECT_EQ(host.p[0], 0u) << "a fired monitor fired again";
+
+	// Equal mode, armed when already met: fires at once; MSG_LONG to
+	// the SOB's register address sets it like MSG_SHORT.
+	std::vector<uint32_t> eq;
+	put_msg_long(eq, GAUDI2_CFG_BASE + GAUDI2_SM_SOB_OBJ_0 + 4 * (kSob + 1), 7);
+	put_monitor(eq, kMon + 1, host.at(3), 0x77, kSob + 1, 7, true);
+	ASSERT_EQ(d.run(eq), 0);
+	EXPECT_EQ(host.p[3], 0x77u);
+}
+
+// Two queues in one CS: the first waits on a FENCE that a monitor raises
+// when the second signals a SOB, so the first queue's write comes after
+// the second's, whatever the order of the chunks.
+TEST_F(SimSync, FenceWaitsForAMonitorOfAnotherQueue)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	DevBuf src(d, kPage);
+	ASSERT_TRUE(host.ok() && src.ok());
+
+	// Queue PDMA_0_0 (QM PDMA0, stream 0) waits on its fence 0.
+	std::vector<uint32_t> waiter;
+	put_fence(waiter, 0, 1, 1);
+	put_msg_long(waiter, host.at(0), 2);
+
+	std::vector<uint32_t> signaller;
+	put_sob(signaller, kSob, 0, false);
+	put_monitor(signaller, kMon, GAUDI2_CFG_BASE + GAUDI2_PDMA0_QM_CP_FENCE0_RDATA_0,
+		    1, kSob, 1);
+	put_msg_long(signaller, host.at(0), 1);
+	put_msg_long(signaller, host.at(1), 1);
+	put_sob(signaller, kSob, 1, true);
+
+	uint32_t st = ~0u;
+	ASSERT_EQ(run_cs(d, {{waiter, GAUDI2_QUEUE_ID_PDMA_0_0},
+			     {signaller, GAUDI2_QUEUE_ID_PDMA_1_0}}, &st), 0);
+	EXPECT_EQ(st, HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(host.p[0], 2u) << "the fenced write did not come last";
+	EXPECT_EQ(host.p[1], 1u);
+
+	// The fence was decremented: a second wait needs a second signal.
+	std::vector<uint32_t> raise;
+	put_msg_long(raise, GAUDI2_CFG_BASE + GAUDI2_PDMA0_QM_CP_FENCE0_RDATA_0, 1);
+	ASSERT_EQ(run_cs(d, {{waiter, GAUDI2_QUEUE_ID_PDMA_0_0},
+			     {raise, GAUDI2_QUEUE_ID_PDMA_1_0}}, &st), 0);
+	EXPECT_EQ(st, HL_WAIT_CS_STATUS_COMPLETED);
+}
+
+// A fence nothing raises: the CS hangs, as on the device, until its
+// timeout.
+TEST_F(SimSync, AFenceNothingRaisesTimesOut)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	std::vector<uint32_t> w;
+	put_fence(w, 1, 1, 1);
+	uint64_t cb, seq;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	hl_cs_chunk c = user_chunk(cb, static_cast<uint32_t>(w.size() * 4));
+	hl_cs_args a{};
+	a.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
+	a.in.timeout = 1;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &a), 0);
+	seq = a.out.seq;
+	uint32_t st = ~0u;
+	EXPECT_EQ(d.wait(seq, 30ull * 1000 * 1000, &st), -ETIMEDOUT);
+	EXPECT_EQ(st, HL_WAIT_CS_STATUS_TIMEDOUT);
+	d.cb_free(cb);
+}
+
+// What a queue may not do is refused at submission with the driver's
+// errno, and nothing of the CS runs.
+TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	ASSERT_TRUE(host.ok());
+
+	struct Case {
+		const char *what;
+		std::vector<uint32_t> w;
+		int err;
+	};
+	std::vector<Case> cases;
+	auto add = [&](const char *what, int err, auto build) {
+		Case c{what, {}, err};
+		put_msg_long(c.w, host.at(0), 1);	// must not run
+		build(c.w);
+		cases.push_back(c);
+	};
+	add("SOB the driver keeps", -EINVAL, [](auto &w) { put_sob(w, 0, 1, false); });
+	add("monitor the driver keeps", -EINVAL, [](auto &w) {
+		put_mon(w, GAUDI2_SM_MON_PAY_DATA_0, 124, 1);
+	});
+	add("MSG_SHORT base 2", -EINVAL, [](auto &w) { put_msg_short(w, 2, 0, 1); });
+	add("monitor status register", -EINVAL, [](auto &w) {
+		put_mon(w, GAUDI2_SM_MON_STATUS_0, kMon, 1);
+	});
+	add("monitor writing to a completion queue", -EINVAL, [](auto &w) {
+		put_mon(w, GAUDI2_SM_MON_CONFIG_0, kMon, GAUDI2_MON_CFG_CQ_EN);
+	});
+	add("long monitor", -EINVAL, [](auto &w) {
+		put_mon(w, GAUDI2_SM_MON_CONFIG_0, kMon, GAUDI2_MON_CFG_LONG_SOB);
+	});
+	add("other configuration register", -EINVAL, [](auto &w) {
+		put_msg_long(w, GAUDI2_CFG_BASE + 0x4C8A000, 1);
+	});
+	add("predicated MSG_LONG", -EINVAL, [&](auto &w) {
+		put_msg_long(w, host.at(1), 1, 1);
+	});
+	add("MSG_LONG timestamp", -EINVAL, [&](auto &w) {
+		put_msg_long(w, host.at(1), 1, 1u << 20);
+	});
+	add("WREG32", -EINVAL, [](auto &w) {
+		w.push_back(1);
+		w.push_back(ctl(GAUDI2_PACKET_WREG_32) |
+			    (0x100 << GAUDI2_PKT_WREG32_CTL_REG_OFFSET_SHIFT));
+	});
+	add("truncated MSG_LONG", -EINVAL, [](auto &w) {
+		w.push_back(1);
+		w.push_back(ctl(GAUDI2_PACKET_MSG_LONG));
+	});
+	add("MSG_LONG to unmapped memory", -EFAULT, [](auto &w) {
+		put_msg_long(w, kUnmapped, 1);
+	});
+	for (auto &c : cases) {
+		EXPECT_EQ(d.run(c.w), c.err) << c.what;
+		EXPECT_EQ(host.p[0], 0u) << c.what << ": part of the CS ran";
+	}
+}
+
+TEST_F(SimSync, InfoNamesTheFirstUserSyncObjects)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	hl_info_sync_manager sm{};
+	hl_info_args a{};
+	a.op = HL_INFO_SYNC_MANAGER;
+	a.return_pointer = reinterpret_cast<uintptr_t>(&sm);
+	a.return_size = sizeof(sm);
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a), 0);
+	EXPECT_EQ(sm.first_available_sync_object, 85u);
+	EXPECT_EQ(sm.first_available_monitor, 125u);
+	EXPECT_EQ(sm.first_available_cq, 2u);
+	a.dcore_id = 1;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a), 0);
+	EXPECT_EQ(sm.first_available_sync_object, 0u);
+}
