@@ -294,6 +294,7 @@ void sim_devices_destroy(void);
 /* sim_mem.c */
 void sim_bo_put(struct sim_bo *bo);
 void sim_bo_get(struct sim_bo *bo);
+void sim_bo_read(struct sim_bo *bo, u64 off, void *data, u32 len);
 void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len);
 int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args);
 void sim_mem_ctx_fini(struct sim_ctx *ctx);

@@ -13,8 +13,8 @@
  * ordered workqueue, therefore touches only memory the submitter mapped,
  * even if it unmaps or exits meanwhile.
  *
- * The packets a queue runs: NOP; LIN_DMA (a copy; no memset or byte
- * swapping); MSG_LONG to memory or to the sync manager and queue fences,
+ * The packets a queue runs: NOP; LIN_DMA (a copy, swapping the bytes of
+ * 16-, 32- or 64-bit elements if asked; no memset); MSG_LONG to memory or to the sync manager and queue fences,
  * MSG_SHORT to the sync manager (sim_sm.c); FENCE, which waits for the
  * queue's fence counter; STOP, which ends the CB.  The jobs of a CS run
  * as the queues of the device do, side by side: a queue that waits on a
@@ -37,7 +37,9 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/swab.h>
 #include <linux/uaccess.h>
 
 #include "sim.h"
@@ -52,6 +54,7 @@ enum sim_cmd_kind {
 /* One command of a job, as parsed from its CB. */
 struct sim_cmd {
 	u8 kind;
+	u8 swap;			/* DMA: bytes swapped per element, or 0 */
 	u8 fence_id, fence_target, fence_dec;
 	u32 len;			/* DMA: bytes; MEM_WRITE: 4 */
 	u32 value;			/* writes */
@@ -109,6 +112,7 @@ struct sim_cs {
 			     GAUDI2_PKT_CTL_RB_MASK |			\
 			     GAUDI2_PKT_CTL_MB_MASK |			\
 			     GAUDI2_PKT_LIN_DMA_CTL_WRCOMP_MASK |	\
+			     GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_MASK |	\
 			     GAUDI2_PKT_LIN_DMA_CTL_CONTEXT_ID_MASK)
 
 #define NOP_CTL_ALLOWED (GAUDI2_PKT_CTL_OPCODE_MASK |			\
@@ -214,7 +218,7 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 	u32 ctl = sim_pkt_word(pkt, 1), value = sim_pkt_word(pkt, 0);
 	u32 opcode = (ctl & GAUDI2_PKT_CTL_OPCODE_MASK) >>
 		     GAUDI2_PKT_CTL_OPCODE_SHIFT;
-	u32 base, cfg;
+	u32 base, cfg, swap;
 	u64 addr;
 
 	cmd->kind = U8_MAX;
@@ -230,11 +234,18 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 	case GAUDI2_PACKET_LIN_DMA:
 		if (left < sizeof(struct gaudi2_packet_lin_dma))
 			return -EINVAL;
-		/* No byte swapping or memset in this engine. */
+		/* No memset in this engine. */
 		if (ctl & ~LIN_DMA_CTL_ALLOWED)
+			return -EINVAL;
+		/* Byte swapping of 16-, 32- or 64-bit elements (1, 2, 3). */
+		swap = (ctl & GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_MASK) >>
+		       GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT;
+		swap = swap ? 1 << swap : 0;
+		if (swap && value % swap)
 			return -EINVAL;
 		if (value) {
 			cmd->kind = SIM_CMD_DMA;
+			cmd->swap = swap;
 			cmd->len = value;
 			cmd->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
 			cmd->dst_va = le64_to_cpup((const __le64 *)(pkt + 16));
@@ -456,12 +467,45 @@ static int sim_cs_check(struct sim_cs *cs)
 	return 0;
 }
 
+/* A copy that swaps the bytes of each 2-, 4- or 8-byte element. */
+static int sim_dma_swap_copy(struct sim_cs *cs, const struct sim_cmd *op)
+{
+	u64 buf[32];	/* a multiple of every element: none is split */
+	u32 done = 0, n, i;
+	int rc;
+
+	while (done < op->len) {
+		n = min_t(u32, op->len - done, sizeof(buf));
+		sim_bo_read(op->src, op->src_off + done, buf, n);
+		for (i = 0; i < n / op->swap; i++) {
+			if (op->swap == 2)
+				swab16s((u16 *)buf + i);
+			else if (op->swap == 4)
+				swab32s((u32 *)buf + i);
+			else
+				swab64s(buf + i);
+		}
+		sim_bo_write(op->dst, op->dst_off + done, buf, n);
+		done += n;
+		if (!(done % SZ_64K)) {
+			rc = sim_cs_check(cs);
+			if (rc)
+				return rc;
+			cond_resched();
+		}
+	}
+	return 0;
+}
+
 static int sim_dma_copy(struct sim_cs *cs, const struct sim_cmd *op)
 {
 	u64 soff = op->src_off, doff = op->dst_off;
 	u32 left = op->len, chunk, n = 0;
 	void *s, *d;
 	int rc;
+
+	if (op->swap)
+		return sim_dma_swap_copy(cs, op);
 
 	while (left) {
 		chunk = min3((u64)left, PAGE_SIZE - (soff & ~PAGE_MASK),

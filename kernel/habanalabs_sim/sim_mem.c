@@ -86,6 +86,23 @@ void sim_bo_put(struct sim_bo *bo)
 	kref_put(&bo->ref, sim_bo_release);
 }
 
+/* Reads @len bytes at byte @off of @bo's pages, across page ends. */
+void sim_bo_read(struct sim_bo *bo, u64 off, void *data, u32 len)
+{
+	u32 n;
+	void *p;
+
+	while (len) {
+		n = min_t(u64, len, PAGE_SIZE - (off & ~PAGE_MASK));
+		p = kmap_local_page(bo->pages[off >> PAGE_SHIFT]);
+		memcpy(data, p + (off & ~PAGE_MASK), n);
+		kunmap_local(p);
+		data += n;
+		off += n;
+		len -= n;
+	}
+}
+
 /* Writes @len bytes at byte @off of @bo's pages, across page ends. */
 void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len)
 {

@@ -802,6 +802,37 @@ TEST_F(Sim, LinDmaRoundTrip)
 	EXPECT_EQ(b.release(), 0);
 }
 
+// LIN_DMA's ENDIAN field swaps the bytes of each 16-, 32- or 64-bit
+// element (1, 2, 3), across page ends of source and destination.
+TEST_F(Sim, LinDmaSwapsBytes)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	const size_t len = 3 * kPage;
+	std::vector<uint8_t> src(len + 8), dst(len + 8);
+	fill_pattern(src.data(), src.size(), 9);
+	uint64_t sva, dva;
+	ASSERT_EQ(d.map_host(src.data(), src.size(), &sva), 0);
+	ASSERT_EQ(d.map_host(dst.data(), dst.size(), &dva), 0);
+	for (uint32_t mode = 1; mode <= 3; mode++) {
+		const size_t elem = size_t(1) << mode;
+		const size_t n = len - 8;	// a multiple of every element
+		std::fill(dst.begin(), dst.end(), 0);
+		std::vector<uint32_t> w;
+		put_lin_dma(w, dva + 5, sva + 3, n,
+			    mode << GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT);
+		ASSERT_EQ(d.run(w), 0) << "element " << elem;
+		for (size_t i = 0; i < n; i++) {
+			size_t from = 3 + (i / elem) * elem + (elem - 1 - i % elem);
+			ASSERT_EQ(dst[5 + i], src[from]) << "element " << elem << " byte " << i;
+		}
+		EXPECT_EQ(dst[4], 0) << "written before the destination";
+		EXPECT_EQ(dst[5 + n], 0) << "written past the destination";
+	}
+	EXPECT_EQ(d.unmap(sva), 0);
+	EXPECT_EQ(d.unmap(dva), 0);
+}
+
 TEST_F(Sim, CsBadInputTouchesNothing)
 {
 	Dev d(0);
@@ -833,8 +864,8 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	put_lin_dma(w, hva, a.va, 64, GAUDI2_PKT_LIN_DMA_CTL_MEMSET_MASK);
 	expect_cs(w, -EINVAL, "memset");
 	w.clear();
-	put_lin_dma(w, hva, a.va, 64, 1u << GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT);
-	expect_cs(w, -EINVAL, "byte swap");
+	put_lin_dma(w, hva, a.va, 60, 3u << GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT);
+	expect_cs(w, -EINVAL, "64-bit byte swap of a size not a multiple of 8");
 	w.clear();
 	put_lin_dma(w, hva, a.va, 64, 0x20);
 	expect_cs(w, -EINVAL, "reserved ctl bit");
