@@ -24,7 +24,8 @@ options:
   --filter F    gtest filter (default: *gaudi_ipc*)
   --out DIR     output directory (default: ./ucx-gtest.out)
   --label L     printed in front of the summary (e.g. "6.12 staged")
-  --timeout S   UCX's per-case watchdog, seconds (default 600)
+  --timeout S   UCX's per-case watchdog, seconds (default: UCX's own,
+                900)
   -h, --help    this text
 
 exit status: 0 if every listed case ran or was skipped, 1 if one failed or
@@ -40,7 +41,7 @@ die() {
 FILTER='*gaudi_ipc*'
 OUT=./ucx-gtest.out
 LABEL=
-WATCHDOG=600
+WATCHDOG=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--filter) FILTER=$2; shift 2 ;;
@@ -61,7 +62,8 @@ shift 2
 EXTRA=("$@")
 [ -x "$GTEST" ] || die "$GTEST is not an executable"
 [ -x "$HL_UCX" ] || die "$HL_UCX is not an executable"
-[[ $WATCHDOG =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, not '$WATCHDOG'"
+[ -z "$WATCHDOG" ] || [[ $WATCHDOG =~ ^[1-9][0-9]*$ ]] ||
+	die "--timeout wants seconds, not '$WATCHDOG'"
 mkdir -p "$OUT" || die "cannot create $OUT"
 
 # UCX's gtest defaults: errors print a backtrace and end the process (the
@@ -110,7 +112,7 @@ while [ -s "$OUT/todo" ]; do
 		echo "ucx-gtest-run.sh: ${LABEL:+$LABEL: }$((before + $(grep -c '^\[ RUN' "$OUT/log.$round"))) of $total cases started"
 	done) &
 	progress=$!
-	"$HL_UCX" "$GTEST" -t "$WATCHDOG" "--gtest_filter=$filter" ${EXTRA[@]+"${EXTRA[@]}"} \
+	"$HL_UCX" "$GTEST" ${WATCHDOG:+-t "$WATCHDOG"} "--gtest_filter=$filter" ${EXTRA[@]+"${EXTRA[@]}"} \
 		>>"$OUT/log.$round" 2>&1
 	rc=$?
 	kill "$progress" 2>/dev/null

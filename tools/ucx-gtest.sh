@@ -48,6 +48,10 @@ Documentation/testing.md, "UCX's own gtest"):
   - test/gtest/uct/test_p2p_am.cc: gaudi_ipc joins cma, knem and xpmem,
     the transports without active messages that uct_p2p_am_alignment
     exempts;
+  - test/gtest/uct/test_uct_perf.cc: the perf envelopes run gaudi_ipc at
+    most 1000 iterations per test, unchecked, as they run tcp: on the
+    emulator under QEMU one operation takes up to milliseconds, and their
+    100000-2000000 iterations outlast UCX's 15-minute watchdog;
   - test/gtest/uct/test_peer_failure.cc: test_uct_peer_failure_keepalive
     .killed skips gaudi_ipc: it fakes a peer's death by editing cma's and
     mm's endpoint internals; gaudi_ipc's ep_check sees a real death only.
@@ -113,7 +117,7 @@ done
 # ---- the test build's recipe ---------------------------------------------
 # Everything that decides the build besides UCX's version and settings: a
 # change here gets a build directory of its own.
-RECIPE=2
+RECIPE=3
 
 # The gtest sources the UCT cases need: UCX's test framework, its bundled
 # GoogleTest, the UCT test files that instantiate for a transport like
@@ -173,6 +177,8 @@ apply_edits() { # TREE
 		's/\n(\s*)(max_length = ucs_min\(max_length, sender\(\)\.md_attr\(\)\.cap\.max_alloc \/ 2\.5\);)/\n$1if (sender().md_attr().cap.flags & UCT_MD_FLAG_ALLOC) {\n$1    $2\n$1}/'
 	edit "$g/test_p2p_am.cc" "gaudi_ipc beside cma in the AM alignment exemptions" \
 		's/(has_transport\("cma"\) \|\|)/$1\n            has_transport("gaudi_ipc") ||/'
+	edit "$g/test_uct_perf.cc" "gaudi_ipc's perf envelope capped as tcp's" \
+		's/if \(has_transport\("tcp"\)\) \{\n(\s*check_perf = false;)/if (has_transport("tcp") || has_transport("gaudi_ipc")) {\n$1/'
 	edit "$g/test_peer_failure.cc" "keepalive.killed skips gaudi_ipc" \
 		's/(UCS_TEST_SKIP_COND_P\(test_uct_peer_failure_keepalive, killed,\n.*\n\{\n)/$1    if (has_transport("gaudi_ipc")) {\n        UCS_TEST_SKIP_R("gaudi_ipc detects only a real process death, which this case fakes");\n    }\n/'
 }
