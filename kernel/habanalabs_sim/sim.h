@@ -190,6 +190,7 @@ struct sim_bo {
 	struct kref ref;
 	struct sim_device *sdev;
 	bool userptr;
+	bool kernel;			/* pages of a CB: references */
 	unsigned long npages;
 	struct page **pages;
 	u64 size;			/* npages * PAGE_SIZE */
@@ -217,6 +218,7 @@ struct sim_va {
 	u64 data_len;			/* bytes the user may address */
 	struct sim_bo *bo;		/* reference */
 	int handle;			/* ALLOC handle, 0 for userptr */
+	bool kernel;			/* a mapped CB's: no UNMAP */
 	unsigned int export_count;	/* live dma-bufs: UNMAP refused */
 };
 
@@ -232,6 +234,7 @@ struct sim_cb {
 	u32 id;
 	u32 size;			/* page multiple */
 	void *kaddr;			/* vmalloc_user() */
+	struct sim_va *va;		/* HL_CB_FLAGS_MAP; under ctx->lock */
 	atomic_t mmap_count;
 };
 
@@ -298,6 +301,10 @@ void sim_bo_read(struct sim_bo *bo, u64 off, void *data, u32 len);
 void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len);
 int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args);
 void sim_mem_ctx_fini(struct sim_ctx *ctx);
+int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
+		       struct sim_va **out);
+void sim_mem_unmap_kernel(struct sim_ctx *ctx, struct sim_va *va,
+			  struct sim_va_hole **spare);
 
 /* sim_va.c */
 void sim_va_space_init(struct sim_va_space *sp, u64 base, u64 size);

@@ -3,7 +3,11 @@
  * habanalabs_sim: kernel-allocated command buffers.  A CB is kernel
  * memory that userspace fills through mmap() of the compute node at
  * offset cb_handle.  As on Gaudi2, no user queue takes such a CB by its
- * handle (sim_queue.c).  A destroyed CB lives on while it is mmapped.
+ * handle (sim_queue.c); one created with HL_CB_FLAGS_MAP is also mapped
+ * into the context's device VA space (the driver's cb_map_mem()), and
+ * queues take it by that address, which HL_CB_OP_INFO with
+ * HL_CB_FLAGS_GET_DEVICE_VA returns.  A destroyed CB lives on while it is
+ * mmapped; its device mapping goes at DESTROY.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -73,19 +77,28 @@ static struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
 	return cb;
 }
 
+/* Removes a CB's device mapping, if it has one. */
+static void sim_cb_unmap(struct sim_ctx *ctx, struct sim_cb *cb)
+{
+	struct sim_va_hole *spare = sim_va_spare_alloc();
+
+	mutex_lock(&ctx->lock);
+	if (cb->va) {
+		/* Without a spare hole the range is not reused: no harm. */
+		sim_mem_unmap_kernel(ctx, cb->va, spare ? &spare : NULL);
+		cb->va = NULL;
+	}
+	mutex_unlock(&ctx->lock);
+	sim_va_spare_free(spare);
+}
+
 static int sim_cb_create(struct sim_ctx *ctx, struct hl_cb_in *in, u64 *out)
 {
 	struct sim_cb *cb;
 	u32 size;
-	int id;
+	int id, rc;
 
-	/*
-	 * HL_CB_FLAGS_MAP asks for the CB in the device's address space: the
-	 * driver's answer on a device that cannot map CBs.
-	 */
-	if (in->flags & HL_CB_FLAGS_MAP)
-		return -EINVAL;
-	if (in->flags)
+	if (in->flags & ~HL_CB_FLAGS_MAP)
 		return -EINVAL;
 	if (in->cb_size > HL_MAX_CB_SIZE)
 		return -EINVAL;
@@ -116,12 +129,20 @@ static int sim_cb_create(struct sim_ctx *ctx, struct hl_cb_in *in, u64 *out)
 	}
 	/* Complete (counted, with its id) before another thread can see it. */
 	sim_stat_inc(SIM_STAT_CB);
+	if (in->flags & HL_CB_FLAGS_MAP) {
+		rc = sim_mem_map_kernel(ctx, cb->kaddr, cb->size, &cb->va);
+		if (rc) {
+			sim_cb_put(cb);
+			return rc;
+		}
+	}
 	mutex_lock(&ctx->lock);
 	id = idr_alloc(&ctx->cbs, cb, 1, INT_MAX, GFP_KERNEL);
 	if (id > 0)
 		cb->id = id;
 	mutex_unlock(&ctx->lock);
 	if (id < 0) {
+		sim_cb_unmap(ctx, cb);
 		sim_cb_put(cb);
 		return id;
 	}
@@ -144,14 +165,43 @@ static int sim_cb_destroy(struct sim_ctx *ctx, struct hl_cb_in *in)
 	mutex_unlock(&ctx->lock);
 	if (!cb)
 		return -EINVAL;
+	sim_cb_unmap(ctx, cb);
 	sim_cb_put(cb);
 	return 0;
+}
+
+/*
+ * HL_CB_OP_INFO: with HL_CB_FLAGS_GET_DEVICE_VA the address of a mapped
+ * CB (EINVAL if it is not mapped); else, as the driver, the number of CSs
+ * in flight that use it: none, as no user queue of Gaudi2 takes a CB by
+ * its handle (sim_queue.c).
+ */
+static int sim_cb_info(struct sim_ctx *ctx, struct hl_cb_in *in, u64 *out)
+{
+	struct sim_cb *cb;
+	int rc = 0;
+
+	if (in->flags & ~HL_CB_FLAGS_GET_DEVICE_VA)
+		return -EINVAL;
+	cb = sim_cb_get(ctx, in->cb_handle);
+	if (!cb)
+		return -EINVAL;
+	*out = 0;
+	if (in->flags & HL_CB_FLAGS_GET_DEVICE_VA) {
+		mutex_lock(&ctx->lock);
+		if (cb->va)
+			*out = cb->va->start;
+		else
+			rc = -EINVAL;
+		mutex_unlock(&ctx->lock);
+	}
+	sim_cb_put(cb);
+	return rc;
 }
 
 int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args)
 {
 	struct hl_cb_in in = args->in;
-	struct sim_cb *cb;
 	u64 out = 0;
 	int rc;
 
@@ -163,19 +213,7 @@ int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args)
 		rc = sim_cb_destroy(ctx, &in);
 		break;
 	case HL_CB_OP_INFO:
-		/* No CB here is mapped to a device VA (CREATE refuses it). */
-		if (in.flags)
-			return -EINVAL;
-		cb = sim_cb_get(ctx, in.cb_handle);
-		if (!cb)
-			return -EINVAL;
-		/*
-		 * As the driver, the CSs in flight that use it: none, as no
-		 * user queue of Gaudi2 takes a kernel CB (sim_queue.c).
-		 */
-		sim_cb_put(cb);
-		out = 0;
-		rc = 0;
+		rc = sim_cb_info(ctx, &in, &out);
 		break;
 	default:
 		return -ENOTTY;
@@ -183,7 +221,7 @@ int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args)
 	if (rc)
 		return rc;
 	memset(args, 0, sizeof(*args));
-	args->out.cb_handle = out;	/* usage_cnt for INFO */
+	args->out.cb_handle = out;	/* usage_cnt or device_va for INFO */
 	return 0;
 }
 
@@ -246,6 +284,8 @@ void sim_cb_ctx_fini(struct sim_ctx *ctx)
 	mutex_lock(&ctx->lock);
 	idr_for_each_entry(&ctx->cbs, cb, id) {
 		idr_remove(&ctx->cbs, id);
+		/* sim_mem_ctx_fini() removes the mapping with the others. */
+		cb->va = NULL;
 		sim_cb_put(cb);
 	}
 	mutex_unlock(&ctx->lock);

@@ -13,6 +13,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "hl_compat.h"
 #include "hl_user_pin.h"
@@ -63,6 +64,9 @@ static void sim_bo_release(struct kref *ref)
 		unpin_user_pages_dirty_lock(bo->pages, bo->npages, true);
 		sim_unaccount_pinned(bo);
 		sim_stat_dec(SIM_STAT_USERPTR);
+	} else if (bo->kernel) {
+		for (i = 0; i < bo->npages; i++)
+			put_page(bo->pages[i]);
 	} else {
 		for (i = 0; i < bo->npages; i++)
 			if (bo->pages[i])
@@ -434,8 +438,11 @@ static int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
 		return -ENOMEM;
 	mutex_lock(&ctx->lock);
 	va = sim_va_lookup(ctx, in->unmap.device_virt_addr);
-	/* As the real driver: exported memory stays mapped. */
-	if (!va || va->export_count)
+	/*
+	 * As the real driver: exported memory stays mapped, and a mapped
+	 * CB's address is not the user's to unmap.
+	 */
+	if (!va || va->export_count || va->kernel)
 		rc = -EINVAL;
 	else
 		sim_va_destroy(ctx, va, &spare);
@@ -527,6 +534,63 @@ int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
 	memset(args, 0, sizeof(*args));
 	args->out.handle = out;
 	return 0;
+}
+
+/*
+ * Maps @size bytes of vmalloc memory at @kaddr (a page multiple) into the
+ * context's host VA range, as the driver maps a CB created with
+ * HL_CB_FLAGS_MAP into the device's MMU.  The mapping holds references on
+ * the pages; only sim_mem_unmap_kernel() or the context's end remove it.
+ */
+int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
+		       struct sim_va **out)
+{
+	unsigned long i, npages = size >> PAGE_SHIFT;
+	struct sim_va_hole *spare;
+	struct sim_va *va;
+	struct sim_bo *bo;
+	int rc;
+
+	bo = sim_bo_new(ctx->sdev, npages);
+	if (!bo)
+		return -ENOMEM;
+	bo->kernel = true;
+	for (i = 0; i < npages; i++) {
+		bo->pages[i] = vmalloc_to_page(kaddr + i * PAGE_SIZE);
+		get_page(bo->pages[i]);
+	}
+	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
+	spare = sim_va_spare_alloc();
+	if (!va || !spare) {
+		kfree(va);
+		sim_va_spare_free(spare);
+		sim_bo_put(bo);
+		return -ENOMEM;
+	}
+	va->bo = bo;
+	va->size = bo->size;
+	va->data_len = size;
+	va->space = &ctx->host_va;
+	va->kernel = true;
+
+	mutex_lock(&ctx->lock);
+	rc = sim_va_place(ctx, va->space, va, 0, PAGE_SIZE, false, &spare);
+	mutex_unlock(&ctx->lock);
+	sim_va_spare_free(spare);
+	if (rc) {
+		kfree(va);
+		sim_bo_put(bo);
+		return rc;
+	}
+	*out = va;
+	return 0;
+}
+
+/* Removes a mapping of sim_mem_map_kernel(); ctx->lock held. */
+void sim_mem_unmap_kernel(struct sim_ctx *ctx, struct sim_va *va,
+			  struct sim_va_hole **spare)
+{
+	sim_va_destroy(ctx, va, spare);
 }
 
 void sim_mem_ctx_fini(struct sim_ctx *ctx)

@@ -222,9 +222,13 @@ TEST_F(Cs, WhatTheDeviceCannotDo)
 	EXPECT_EQ(hlthunk_allocate_timestamp_elements(fd, 16, &h), -EOPNOTSUPP);
 	uint32_t bsize;
 	EXPECT_EQ(hlthunk_get_hw_block(fd, 0x1000000, &bsize, &h), -EINVAL);
-	uint64_t mapped;
-	EXPECT_EQ(hlthunk_request_mapped_command_buffer(fd, 4096, &mapped), -EINVAL);
-	uint64_t dva;
+	// A CB mapped into the device has a device address; an unmapped one
+	// has none.
+	uint64_t mapped, dva = 0;
+	ASSERT_EQ(hlthunk_request_mapped_command_buffer(fd, 4096, &mapped), 0);
+	EXPECT_EQ(hlthunk_get_mapped_cb_device_va_by_handle(fd, mapped, &dva), 0);
+	EXPECT_NE(dva, 0u);
+	EXPECT_EQ(hlthunk_destroy_command_buffer(fd, mapped), 0);
 	EXPECT_EQ(hlthunk_get_mapped_cb_device_va_by_handle(fd, cb, &dva), -EINVAL);
 
 	// Debug mode is real; the trace components are not.

@@ -699,8 +699,7 @@ TEST_F(Sim, CommandBuffers)
 	a.in.cb_size = kPage;
 	a.in.flags = 0x100;
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -EINVAL);
-	// No CB mapping into the device's address space on this device.
-	a.in.flags = HL_CB_FLAGS_MAP;
+	a.in.flags = HL_CB_FLAGS_MAP | 0x100;
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), -EINVAL);
 	a = {};
 	a.in.op = 9;
@@ -720,6 +719,81 @@ TEST_F(Sim, CommandBuffers)
 	p = mmap(nullptr, kPage, PROT_READ, MAP_SHARED, d.fd(), 0);
 	EXPECT_EQ(p, MAP_FAILED);
 	EXPECT_EQ(d.cb_destroy(cb2), 0);
+}
+
+// A CB created with HL_CB_FLAGS_MAP is also mapped into the device's
+// address space, as the driver's cb_map_mem() maps it: the queues run it
+// by that address (the user-CB rule), the address is not the user's to
+// unmap or export, and it goes with DESTROY.
+TEST_F(Sim, MappedCbRunsByItsDeviceAddress)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	std::vector<uint32_t> host(kPage / 4, 0);
+	uint64_t hva;
+	ASSERT_EQ(d.map_host(host.data(), kPage, &hva), 0);
+
+	hl_cb_args a{};
+	a.in.op = HL_CB_OP_CREATE;
+	a.in.cb_size = 100;
+	a.in.flags = HL_CB_FLAGS_MAP;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), 0);
+	uint64_t cb = a.out.cb_handle;
+	EXPECT_EQ(stats()["mappings"], 2);
+	auto *p = static_cast<uint32_t *>(mmap(nullptr, kPage, PROT_READ | PROT_WRITE,
+					       MAP_SHARED, d.fd(), (off_t)cb));
+	ASSERT_NE(p, MAP_FAILED) << strerror(errno);
+	// MSG_LONG: 0x600d to the first host word.
+	const uint32_t w[4] = {0x600d,
+			       (GAUDI2_PACKET_MSG_LONG << GAUDI2_PKT_CTL_OPCODE_SHIFT) |
+				       GAUDI2_PKT_CTL_MB_MASK,
+			       static_cast<uint32_t>(hva), static_cast<uint32_t>(hva >> 32)};
+	memcpy(p, w, sizeof(w));
+
+	a = {};
+	a.in.op = HL_CB_OP_INFO;
+	a.in.cb_handle = cb;
+	a.in.flags = HL_CB_FLAGS_GET_DEVICE_VA;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), 0);
+	uint64_t dva = a.out.device_va;
+	EXPECT_NE(dva, 0u);
+	a = {};
+	a.in.op = HL_CB_OP_INFO;
+	a.in.cb_handle = cb;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), 0);
+	EXPECT_EQ(a.out.usage_cnt, 0u);
+
+	uint64_t seq;
+	uint32_t st = ~0u;
+	ASSERT_EQ(d.cs_one(dva, sizeof(w), &seq), 0);
+	ASSERT_EQ(d.wait(seq, 30ull * 1000 * 1000, &st), 0);
+	EXPECT_EQ(st, HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(host[0], 0x600du);
+	// By its handle it is still a kernel CB, which no queue takes.
+	hl_cs_chunk k{};
+	k.cb_handle = cb;
+	k.cb_size = sizeof(w);
+	EXPECT_EQ(d.cs({k}, &seq), -EINVAL);
+
+	hl_mem_args m{};
+	m.in.op = HL_MEM_OP_UNMAP;
+	m.in.unmap.device_virt_addr = dva;
+	EXPECT_EQ(d.mem(&m), -EINVAL) << "the CB's address unmapped by the user";
+	int fd;
+	EXPECT_EQ(d.export_buf(dva, kPage, 0, &fd), -EINVAL);
+
+	EXPECT_EQ(d.cb_destroy(cb), 0);
+	EXPECT_EQ(stats()["mappings"], 1);
+	EXPECT_EQ(d.cs_one(dva, sizeof(w), &seq), -EFAULT) << "run after DESTROY";
+	munmap(p, kPage);
+	EXPECT_EQ(d.unmap(hva), 0);
+
+	// A mapped CB left to the close goes with the context.
+	a = {};
+	a.in.op = HL_CB_OP_CREATE;
+	a.in.cb_size = 3 * kPage;
+	a.in.flags = HL_CB_FLAGS_MAP;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CB, &a), 0);
 }
 
 // ---- CS / LIN_DMA -----------------------------------------------------------
