@@ -207,6 +207,13 @@ extern "C" int hlt_mapped_cb_device_va_original(int fd, uint64_t cb_handle,
 	});
 }
 
+extern "C" hlthunk_public int hlthunk_get_mapped_cb_device_va_by_handle(int fd,
+									uint64_t cb_handle,
+									uint64_t *device_va)
+{
+	return hlt_functions()->fp_hlthunk_get_mapped_cb_device_va_by_handle(fd, cb_handle, device_va);
+}
+
 extern "C" int hlt_command_submission_original(int fd, struct hlthunk_cs_in *in,
 					       struct hlthunk_cs_out *out)
 {
@@ -215,6 +222,13 @@ extern "C" int hlt_command_submission_original(int fd, struct hlthunk_cs_in *in,
 			return c_return(-EINVAL);
 		return submit_cs(fd, in, out, 0, 0);
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_command_submission(int fd,
+							 struct hlthunk_cs_in *in,
+							 struct hlthunk_cs_out *out)
+{
+	return hlt_functions()->fp_hlthunk_command_submission(fd, in, out);
 }
 
 extern "C" int hlt_command_submission_timeout_original(int fd,
@@ -229,6 +243,14 @@ extern "C" int hlt_command_submission_timeout_original(int fd,
 	});
 }
 
+extern "C" hlthunk_public int hlthunk_command_submission_timeout(int fd,
+								 struct hlthunk_cs_in *in,
+								 struct hlthunk_cs_out *out,
+								 uint32_t timeout)
+{
+	return hlt_functions()->fp_hlthunk_command_submission_timeout(fd, in, out, timeout);
+}
+
 extern "C" int hlt_staged_cs_original(int fd, uint64_t sequence,
 				      struct hlthunk_cs_in *in,
 				      struct hlthunk_cs_out *out)
@@ -236,6 +258,13 @@ extern "C" int hlt_staged_cs_original(int fd, uint64_t sequence,
 	return c_entry("hlthunk_staged_command_submission", [&]() -> int {
 		return staged_cs(fd, sequence, in, out, 0);
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_staged_command_submission(int fd, uint64_t sequence,
+								struct hlthunk_cs_in *in,
+								struct hlthunk_cs_out *out)
+{
+	return hlt_functions()->fp_hlthunk_staged_command_submission(fd, sequence, in, out);
 }
 
 extern "C" int hlt_staged_cs_timeout_original(int fd, uint64_t sequence,
@@ -246,6 +275,13 @@ extern "C" int hlt_staged_cs_timeout_original(int fd, uint64_t sequence,
 	return c_entry("hlthunk_staged_command_submission_timeout", [&]() -> int {
 		return staged_cs(fd, sequence, in, out, timeout);
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_staged_command_submission_timeout(
+	int fd, uint64_t sequence, struct hlthunk_cs_in *in, struct hlthunk_cs_out *out,
+	uint32_t timeout)
+{
+	return hlt_functions()->fp_hlthunk_staged_cs_timeout(fd, sequence, in, out, timeout);
 }
 
 extern "C" hlthunk_public int hlthunk_cs_flush_pci_hbw_writes(int fd)

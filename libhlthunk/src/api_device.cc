@@ -255,6 +255,11 @@ extern "C" int hlt_close_original(int fd)
 	});
 }
 
+extern "C" hlthunk_public int hlthunk_close(int fd)
+{
+	return hlt_functions()->fp_hlthunk_close(fd);
+}
+
 extern "C" int hlt_device_count(int device_name)
 {
 	return c_entry("hlthunk_get_device_count", [&]() -> int {

@@ -343,6 +343,12 @@ extern "C" int hlt_dram_replaced_rows_original(int fd,
 	});
 }
 
+extern "C" hlthunk_public int hlthunk_get_dram_replaced_rows_info(
+	int fd, struct hlthunk_dram_replaced_rows_info *info)
+{
+	return hlt_functions()->fp_get_dram_replaced_rows_info(fd, info);
+}
+
 extern "C" int hlt_dram_pending_rows_original(int fd, uint32_t *out)
 {
 	return c_entry("hlthunk_get_dram_pending_rows_info", [&]() -> int {
@@ -355,6 +361,11 @@ extern "C" int hlt_dram_pending_rows_original(int fd, uint32_t *out)
 		*out = n;
 		return 0;
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_get_dram_pending_rows_info(int fd, uint32_t *out)
+{
+	return hlt_functions()->fp_get_dram_pending_rows_info(fd, out);
 }
 
 extern "C" hlthunk_public int hlthunk_get_sec_attest_info(int fd, uint32_t nonce,

@@ -186,12 +186,29 @@ extern "C" uint64_t hlt_host_memory_map_flags_original(int fd,
 	});
 }
 
+extern "C" hlthunk_public uint64_t hlthunk_host_memory_map_flags(int fd,
+								 void *host_virt_addr,
+								 uint64_t hint_addr,
+								 uint64_t host_size,
+								 uint32_t flags)
+{
+	return hlt_functions()->fp_hlthunk_host_memory_map_flags(fd, host_virt_addr, hint_addr,
+						      host_size, flags);
+}
+
 extern "C" uint64_t hlt_host_memory_map_original(int fd, void *host_virt_addr,
 						  uint64_t hint_addr,
 						  uint64_t host_size)
 {
 	return hlt_host_memory_map_flags_original(fd, host_virt_addr, hint_addr,
 						  host_size, 0);
+}
+
+extern "C" hlthunk_public uint64_t hlthunk_host_memory_map(int fd, void *host_virt_addr,
+							   uint64_t hint_addr,
+							   uint64_t host_size)
+{
+	return hlt_functions()->fp_hlthunk_host_memory_map(fd, host_virt_addr, hint_addr, host_size);
 }
 
 extern "C" int hlt_memory_unmap_original(int fd, uint64_t device_virt_addr)
@@ -230,6 +247,11 @@ extern "C" int hlt_memory_unmap_original(int fd, uint64_t device_virt_addr)
 		}
 		return 0;
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr)
+{
+	return hlt_functions()->fp_hlthunk_memory_unmap(fd, device_virt_addr);
 }
 
 namespace {
@@ -302,6 +324,12 @@ extern "C" int hlt_get_hw_block_original(int fd, uint64_t block_address,
 		*block_size = a.out.block_size;
 		return 0;
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_get_hw_block(int fd, uint64_t block_address,
+						   uint32_t *block_size, uint64_t *handle)
+{
+	return hlt_functions()->fp_hlthunk_get_hw_block(fd, block_address, block_size, handle);
 }
 
 extern "C" hlthunk_public int hlthunk_allocate_timestamp_elements(int fd,

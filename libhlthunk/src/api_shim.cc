@@ -179,9 +179,19 @@ extern "C" void hlt_profiler_destroy_original(void)
 	}
 }
 
+extern "C" hlthunk_public void hlthunk_profiler_destroy(void)
+{
+	hlt_functions()->fp_hlthunk_profiler_destroy();
+}
+
 extern "C" int hlt_profiler_start_original(int)
 {
 	return -1;
+}
+
+extern "C" hlthunk_public int hlthunk_profiler_start(int fd)
+{
+	return hlt_functions()->fp_hlthunk_profiler_start(fd);
 }
 
 extern "C" int hlt_profiler_stop_original(int)
@@ -189,7 +199,19 @@ extern "C" int hlt_profiler_stop_original(int)
 	return -1;
 }
 
+extern "C" hlthunk_public int hlthunk_profiler_stop(int fd)
+{
+	return hlt_functions()->fp_hlthunk_profiler_stop(fd);
+}
+
 extern "C" int hlt_profiler_get_trace_original(int, void *, uint64_t *, uint64_t *)
 {
 	return -1;
+}
+
+extern "C" hlthunk_public int hlthunk_profiler_get_trace(int fd, void *buffer,
+							 uint64_t *size,
+							 uint64_t *num_entries)
+{
+	return hlt_functions()->fp_hlthunk_profiler_get_trace(fd, buffer, size, num_entries);
 }

@@ -111,6 +111,13 @@ extern "C" int hlt_signal_submission_original(int fd, struct hlthunk_signal_in *
 		       [&]() -> int { return signal_cs(fd, in, out, 0); });
 }
 
+extern "C" hlthunk_public int hlthunk_signal_submission(int fd,
+							struct hlthunk_signal_in *in,
+							struct hlthunk_signal_out *out)
+{
+	return hlt_functions()->fp_hlthunk_signal_submission(fd, in, out);
+}
+
 extern "C" int hlt_signal_submission_timeout_original(int fd,
 						      struct hlthunk_signal_in *in,
 						      struct hlthunk_signal_out *out,
@@ -120,12 +127,26 @@ extern "C" int hlt_signal_submission_timeout_original(int fd,
 		       [&]() -> int { return signal_cs(fd, in, out, timeout); });
 }
 
+extern "C" hlthunk_public int hlthunk_signal_submission_timeout(int fd,
+								struct hlthunk_signal_in *in,
+								struct hlthunk_signal_out *out,
+								uint32_t timeout)
+{
+	return hlt_functions()->fp_hlthunk_signal_submission_timeout(fd, in, out, timeout);
+}
+
 extern "C" int hlt_wait_for_signal_original(int fd, struct hlthunk_wait_in *in,
 					    struct hlthunk_wait_out *out)
 {
 	return c_entry("hlthunk_wait_for_signal", [&]() -> int {
 		return wait_cs(fd, in, out, 0, false, false);
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_wait_for_signal(int fd, struct hlthunk_wait_in *in,
+						      struct hlthunk_wait_out *out)
+{
+	return hlt_functions()->fp_hlthunk_wait_for_signal(fd, in, out);
 }
 
 extern "C" int hlt_wait_for_signal_timeout_original(int fd, struct hlthunk_wait_in *in,
@@ -137,12 +158,27 @@ extern "C" int hlt_wait_for_signal_timeout_original(int fd, struct hlthunk_wait_
 	});
 }
 
+extern "C" hlthunk_public int hlthunk_wait_for_signal_timeout(int fd,
+							      struct hlthunk_wait_in *in,
+							      struct hlthunk_wait_out *out,
+							      uint32_t timeout)
+{
+	return hlt_functions()->fp_hlthunk_wait_for_signal_timeout(fd, in, out, timeout);
+}
+
 extern "C" int hlt_wait_for_collective_original(int fd, struct hlthunk_wait_in *in,
 						struct hlthunk_wait_out *out)
 {
 	return c_entry("hlthunk_wait_for_collective_signal", [&]() -> int {
 		return wait_cs(fd, in, out, 0, true, false);
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_wait_for_collective_signal(int fd,
+								 struct hlthunk_wait_in *in,
+								 struct hlthunk_wait_out *out)
+{
+	return hlt_functions()->fp_hlthunk_wait_for_collective_sig(fd, in, out);
 }
 
 extern "C" int hlt_wait_for_collective_timeout_original(int fd,
@@ -155,12 +191,24 @@ extern "C" int hlt_wait_for_collective_timeout_original(int fd,
 	});
 }
 
+extern "C" hlthunk_public int hlthunk_wait_for_collective_signal_timeout(
+	int fd, struct hlthunk_wait_in *in, struct hlthunk_wait_out *out, uint32_t timeout)
+{
+	return hlt_functions()->fp_hlthunk_wait_for_collective_sig_timeout(fd, in, out, timeout);
+}
+
 extern "C" int hlt_wait_for_encaps_original(int fd, struct hlthunk_wait_in *in,
 					    struct hlthunk_wait_out *out)
 {
 	return c_entry("hlthunk_wait_for_reserved_encaps_signals", [&]() -> int {
 		return wait_cs(fd, in, out, 0, false, true);
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_wait_for_reserved_encaps_signals(
+	int fd, struct hlthunk_wait_in *in, struct hlthunk_wait_out *out)
+{
+	return hlt_functions()->fp_hlthunk_wait_for_reserved_encaps_signals(fd, in, out);
 }
 
 extern "C" int hlt_wait_for_encaps_collective_original(int fd,
@@ -170,6 +218,12 @@ extern "C" int hlt_wait_for_encaps_collective_original(int fd,
 	return c_entry("hlthunk_wait_for_reserved_encaps_collective_signals", [&]() -> int {
 		return wait_cs(fd, in, out, 0, true, true);
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_wait_for_reserved_encaps_collective_signals(
+	int fd, struct hlthunk_wait_in *in, struct hlthunk_wait_out *out)
+{
+	return hlt_functions()->fp_hlthunk_wait_for_collective_reserved_encap_sig(fd, in, out);
 }
 
 extern "C" int hlt_reserve_signals_original(int fd, struct hlthunk_sig_res_in *in,
@@ -194,6 +248,13 @@ extern "C" int hlt_reserve_signals_original(int fd, struct hlthunk_sig_res_in *i
 	});
 }
 
+extern "C" hlthunk_public int hlthunk_reserve_encaps_signals(int fd,
+							     struct hlthunk_sig_res_in *in,
+							     struct hlthunk_sig_res_out *out)
+{
+	return hlt_functions()->fp_hlthunk_reserve_signals(fd, in, out);
+}
+
 extern "C" int hlt_unreserve_signals_original(int fd, struct reserve_sig_handle *handle,
 					      uint32_t *status)
 {
@@ -210,6 +271,13 @@ extern "C" int hlt_unreserve_signals_original(int fd, struct reserve_sig_handle 
 		*status = a.out.status;
 		return 0;
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_unreserve_encaps_signals(int fd,
+							       struct reserve_sig_handle *handle,
+							       uint32_t *status)
+{
+	return hlt_functions()->fp_hlthunk_unreserve_signals(fd, handle, status);
 }
 
 extern "C" int hlt_staged_cs_encaps_original(int fd, uint64_t handle_id,
@@ -237,4 +305,10 @@ extern "C" int hlt_staged_cs_encaps_original(int fd, uint64_t handle_id,
 		out->sob_count_before_submission = a.out.sob_count_before_submission;
 		return 0;
 	});
+}
+
+extern "C" hlthunk_public int hlthunk_staged_command_submission_encaps_signals(
+	int fd, uint64_t handle_id, struct hlthunk_cs_in *in, struct hlthunk_cs_out *out)
+{
+	return hlt_functions()->fp_hlthunk_staged_cs_encaps_signals(fd, handle_id, in, out);
 }

@@ -18,7 +18,12 @@
 extern "C" {
 #endif
 
-/* The table of the calls a profiling layer may wrap, as in use now. */
+/*
+ * The table of the calls a profiling layer may wrap, as in use now.  Each
+ * public call of the table is written beside its *_original
+ * implementation and calls the implementation through this table, as
+ * hl-thunk does.
+ */
 const struct hlthunk_functions_pointers *hlt_functions(void);
 /* Before the first open: loads the profiling layer, if there is one. */
 void hlt_shim_check(void);
