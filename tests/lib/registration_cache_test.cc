@@ -216,8 +216,9 @@ TEST_F(RegistrationCacheTest, FreeAndContextEndDropMappings)
 // (hl-thunk's fragmentation tests free thousands of handles among tens of
 // thousands of mappings).  Both caches are built first and timed in
 // alternating rounds, so a busy host slows both alike; each keeps its best
-// round.  A walk of every mapping makes the large one ~64 times slower; the
-// bound allows 8.
+// round.  A walk of every mapping makes the large one 64 times slower or
+// more (93 measured); a lookup, ~1.2 times on a quiet host, up to 10 on a
+// loaded one whose caches the larger index misses.  The bound allows 20.
 TEST_F(RegistrationCacheTest, ForgettingAHandleCostsNoMoreWithManyMappings)
 {
 	const uint64_t sizes[2] = {1000, 64000};
@@ -245,7 +246,7 @@ TEST_F(RegistrationCacheTest, ForgettingAHandleCostsNoMoreWithManyMappings)
 	}
 	std::printf("remove_handle: %.0f ns with 1000 mappings, %.0f ns with 64000\n",
 		    best[0], best[1]);
-	EXPECT_LT(best[1], 8 * best[0] + 200);
+	EXPECT_LT(best[1], 20 * best[0] + 200);
 }
 
 TEST_F(RegistrationCacheTest, ImportedRegionsUseThePeerCookieAndAreNotDeregistered)
