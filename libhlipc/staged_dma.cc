@@ -84,9 +84,15 @@ int StagedDma::copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us)
 		return rc;
 	uint32_t status = 0;
 	rc = hlthunk_wait_for_cs(fd_, out.seq, timeout_us, &status);
-	if (rc < 0)
+	if (rc < 0 || status == HL_WAIT_CS_STATUS_COMPLETED)
 		return rc;
-	return status == HL_WAIT_CS_STATUS_COMPLETED ? 0 : -ETIMEDOUT;
+	// Late: the submission still reads the command buffer and moves
+	// memory its caller will reuse as soon as this returns.  Let it end
+	// first; only then is it reported.
+	while (rc == 0 && status == HL_WAIT_CS_STATUS_BUSY)
+		rc = hlthunk_wait_for_cs(fd_, out.seq, std::max<uint64_t>(timeout_us, 1000),
+					 &status);
+	return -ETIMEDOUT;
 }
 
 }  // namespace hlipc

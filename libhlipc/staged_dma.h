@@ -37,8 +37,12 @@ public:
 	int init(int fd);
 	int fd() const { return fd_; }
 	// Copies len bytes between two device VAs of this device and waits up
-	// to timeout_us.  0 or -errno (-ETIMEDOUT, also when the device
-	// aborted it).
+	// to timeout_us.  0 or -errno: -EIO when the device aborted it,
+	// -ETIMEDOUT when it took longer.  A submission is never given up
+	// while it runs: one that outlives the timeout is waited for to its
+	// end (in rounds of timeout_us) before the call returns -ETIMEDOUT,
+	// so the command buffer and the memory it moves can be reused as
+	// soon as the call returns, whatever it returned.
 	int copy(uint64_t dst_va, uint64_t src_va, uint64_t len,
 		 uint64_t timeout_us = kDefaultTimeoutUs)
 	{
@@ -46,7 +50,7 @@ public:
 	}
 	// Several copies in one command submission, one LIN_DMA packet each
 	// (a submission costs far more than a packet); -E2BIG if they do not
-	// fit the command buffer.
+	// fit the command buffer.  Returns as copy() above.
 	int copy(const std::vector<DmaCopy> &copies, uint64_t timeout_us);
 
 private:
