@@ -130,6 +130,15 @@ uint64_t kernel_copies()
 	return v;
 }
 
+void set_cs_delay(int ms)
+{
+	FILE *f = fopen("/sys/module/habanalabs_sim/parameters/cs_delay_ms", "w");
+	if (f) {
+		fprintf(f, "%d", ms);
+		fclose(f);
+	}
+}
+
 void Bridge::check_transfer(Path path, bool get, Buffer &local, uct_mem_h memh,
 			    const RemoteBuffer &r, const RemoteKey &rk, uint64_t loff,
 			    uint64_t roff, uint64_t len, uint32_t seed)

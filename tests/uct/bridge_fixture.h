@@ -69,6 +69,10 @@ ucs_status_t zcopy(const Iface &i, uct_ep_h ep, bool get, const Buffer &local,
 // The kernel's count of completed channel copies (every process).
 uint64_t kernel_copies();
 
+// habanalabs_sim's delay before each command submission runs (one queue
+// per device): the staged path's DMA engines become that slow.
+void set_cs_delay(int ms);
+
 class Bridge : public ::testing::Test {
 protected:
 	void SetUp() override

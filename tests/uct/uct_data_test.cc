@@ -452,7 +452,7 @@ TEST_F(Bridge, FlushFenceAndPending)
 // The interface's event fd wakes a sleeping caller when an operation
 // completes: copies queued on the kernel's channel (the /dev/hl_ipc fd),
 // copies progress does in segments (arm says busy until they are done),
-// and the staged path (the completion doorbell).
+// and the staged path (the owner's ring on the line it shares with us).
 TEST_F(Bridge, EventFdWakesOnCompletion)
 {
 	RemoteBuffer r = env().remote(1, 4 << 20);

@@ -65,14 +65,14 @@ Domain &Domain::get()
 	return d;
 }
 
-Iface::Iface(const Config &config)
+Iface::Iface(const Config &config, ucs_async_mode_t mode)
 {
 	Domain &d = Domain::get();
 	if (!d.md) {
 		status_ = UCS_ERR_NO_DEVICE;
 		return;
 	}
-	if ((status_ = ucs_async_context_create(UCS_ASYNC_MODE_THREAD_SPINLOCK, &async_)) !=
+	if ((status_ = ucs_async_context_create(mode, &async_)) !=
 	    UCS_OK)
 		return;
 	if ((status_ = uct_worker_create(async_, UCS_THREAD_MODE_SINGLE, &worker_)) != UCS_OK)

@@ -48,7 +48,8 @@ using Config = std::vector<std::pair<std::string, std::string>>;
 // with UCX_GAUDI_IPC_<name>=<value> pairs on top of the environment.
 class Iface {
 public:
-	explicit Iface(const Config &config = {});
+	explicit Iface(const Config &config = {},
+		       ucs_async_mode_t mode = UCS_ASYNC_MODE_THREAD_SPINLOCK);
 	~Iface();
 	Iface(const Iface &) = delete;
 	Iface &operator=(const Iface &) = delete;

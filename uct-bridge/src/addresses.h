@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The transport's addresses.  The device address is the node (boot id and
 // namespaces); the interface address is the process and what it offers:
-// channels (/dev/hl_ipc usable there) and a staged-path mailbox (its memfd
-// and nonce).  Endpoints connect to interfaces.
+// channels (/dev/hl_ipc usable there) and the staged path (a mailbox,
+// reached through the admission socket its nonce names: admission.h).
+// Endpoints connect to interfaces.  An address is what its sender says:
+// who really listens is checked with the kernel when the staged path
+// connects.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +33,8 @@ struct IfaceAddr {
 	uint32_t pid;
 	uint32_t flags;        // IfaceAddrFlags
 	uint64_t start;        // process start time
-	uint64_t nonce;        // names the mailbox and doorbells
-	int32_t mailbox_fd;    // the owner's memfd (kAddrMailbox)
-	uint32_t reserved;
+	uint64_t nonce;        // names the interface's admission socket
+	uint64_t reserved;     // 0
 };
 static_assert(sizeof(IfaceAddr) == 32 && sizeof(IfaceAddr) <= 63,
 	      "the layout is fixed; UCP packs at most 63 bytes");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A gaudi_ipc endpoint: a connection to one peer interface (its process,
-// what it offers, its mailbox), and the operations on it.
+// what it offers), the operations on it, and their order (fences,
+// flushes, the pending queue).  The data moves on the interface's paths.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 namespace gaudi_ipc {
 
 class Ep;
+struct RemoteKey;
 
 struct EpHandle {
 	uct_base_ep_t super;
@@ -32,7 +34,6 @@ public:
 	~Ep();
 
 	uct_ep_h handle() { return &h_.super.super; }
-	Iface *iface() const { return iface_; }
 	const ProcessId &peer() const { return peer_; }
 
 	// uct_iface_ops_t, endpoint part.
@@ -55,17 +56,16 @@ public:
 	ucs_status_t fence(unsigned flags);
 	ucs_status_t check(unsigned flags, uct_completion_t *comp);
 
-	// Bookkeeping of operations (called by the interface).
+	// Bookkeeping of operations (called by the interface's Ops).
 	uint64_t issue() { outstanding_.insert(++issued_); return issued_; }
 	void retire(uint64_t index) { outstanding_.erase(index); }
-	bool idle() const { return outstanding_.empty(); }
 	bool has_pending() const { return !ucs_queue_is_empty(&pending_); }
 	// Runs pending requests while they succeed; false if one could not.
 	bool dispatch_pending();
 	// Calls the flush completions whose operations have all completed.
 	void check_flushes();
 	// The peer failed: later operations fail with status, and UCX's
-	// error handler is told once.
+	// error handler hears of it once, from the interface's progress.
 	void set_failed(ucs_status_t status);
 	ucs_status_t failed() const { return failed_; }
 
@@ -78,15 +78,10 @@ private:
 	ucs_status_t pick_path(const RemoteKey *rk, bool local_cookies, Path *path) const;
 	ucs_status_t zcopy(bool get, const uct_iov_t *iov, size_t iovcnt,
 			   uint64_t remote_addr, uct_rkey_t rkey, uct_completion_t *comp);
-	ucs_status_t zcopy_channel(bool get, const uct_iov_t *iov, size_t iovcnt,
-				   uint64_t remote_addr, const RemoteKey *rk,
-				   uct_completion_t *comp);
-	ucs_status_t zcopy_staged(bool get, const uct_iov_t *iov, size_t iovcnt,
-				  uint64_t remote_addr, const RemoteKey *rk,
-				  uct_completion_t *comp);
-	// The copy of a short or buffered operation through the bounce buffer.
-	ucs_status_t bounce_copy(bool get, uint64_t len, uint64_t remote_addr,
-				 const RemoteKey *rk);
+	// A small zero-copy operation with one iov entry on the channel path:
+	// checks and one copy.  UCS_ERR_LAST when it does not apply.
+	ucs_status_t zcopy_fast(bool get, const uct_iov_t *iov, uint64_t remote_addr,
+				const RemoteKey *rk);
 	void note_path(Path path, const RemoteKey *rk) const;
 	// The interface's channel for a device pair, remembered for the last
 	// two pairs this endpoint used (zero-copy and bounce-buffer operations
@@ -98,30 +93,19 @@ private:
 				return c.ch;
 		auto &c = ch_cache_[ch_next_];
 		ch_next_ ^= 1;
-		c = ChannelMemo{src, dst, iface_->channel(src, dst)};
+		c = ChannelMemo{src, dst, iface_->channels().channel(src, dst)};
 		return c.ch;
 	}
-	// A small zero-copy operation with one iov entry on the channel path:
-	// checks and one copy.  UCS_ERR_LAST when it does not apply.
-	ucs_status_t zcopy_fast(bool get, const uct_iov_t *iov, uint64_t remote_addr,
-				const RemoteKey *rk);
-	// The peer's mailbox, opened on first use.
-	PeerMailbox *mailbox(ucs_status_t *status);
-	// The peer's mailbox with one of its slots claimed into *slot, or
-	// null with *status set (UCS_ERR_NO_RESOURCE: every slot is taken).
-	PeerMailbox *staging_slot(uint32_t *slot, ucs_status_t *status);
-	// Posts a put of len bytes already in the slot's staging memory; it
-	// completes without a completion callback (short and bcopy puts).
-	void post_put(PeerMailbox &peer, uint32_t slot, const RemoteKey *rk,
-		      uint64_t remote_addr, uint64_t len);
+	// The peer's staged path, connected on first use; null with *status
+	// (UCS_ERR_NO_RESOURCE while the peer has not admitted us yet).
+	StagedPeer *staged_peer(ucs_status_t *status);
 
 	EpHandle h_;
 	Iface *iface_;
 	ProcessId peer_;
 	uint32_t peer_flags_;
 	uint64_t peer_nonce_;
-	int32_t peer_mailbox_fd_;
-	std::shared_ptr<PeerMailbox> mailbox_;
+	std::shared_ptr<StagedPeer> staged_;
 
 	uint64_t issued_ = 0;
 	std::set<uint64_t> outstanding_;  // indexes of operations in flight

@@ -1,158 +1,215 @@
 // SPDX-License-Identifier: MIT
-// The staged path's mailbox: a shared-memory segment (a memfd) that an
-// interface offers its peers, holding request slots and, per slot, a piece
-// of pinned host staging memory.  A peer opens it through
-// /proc/<owner pid>/fd/<fd> (same user only: the kernel checks), claims a
-// free slot, fills it (for a put: with the data), posts it; the owner
-// serves it (its DMA engine copies between the staging memory and its
-// device memory) and marks it done; the peer takes the result (for a get:
-// the data) and frees the slot.
+// The staged path's shared memory, and the only code that touches it.
 //
-//   FREE --peer claims--> CLAIMED --peer posts--> POSTED
-//   POSTED --owner takes--> SERVING --owner ends--> DONE --peer frees--> FREE
+// An interface that serves the staged path (the owner) creates a mailbox:
+// a memfd of request slots, each with a slot of staging memory, sealed
+// against shrinking and growing, which it hands to the initiators it
+// admits (admission.h).  Everything in it can be written by any of them
+// at any time, so nothing in it is trusted:
 //
-// Each step is one atomic store (or compare-and-swap) of the slot's state
-// with release/acquire ordering, so the fields and data written before it
-// are seen by the other side.  A peer that dies leaves its slots behind;
-// the owner frees slots whose initiator no longer runs.  An owner that
-// dies is noticed by peers (its start time) and their transfers fail.
+//  - the geometry (slot count and size, where slots and staging start) is
+//    not in it: the owner fixes it at creation, an initiator learns it
+//    from the owner's welcome and checks it against the sealed size; each
+//    keeps its own copy;
+//  - per request, a slot carries only what one piece needs (operation,
+//    registration key, offset in the registration, length), which the
+//    owner reads once, when it takes the piece, and checks (the key,
+//    offset and length again against its registry); the owner's answer
+//    (a status) is read once by the initiator and checked too;
+//  - no wait or spin of either side is ever taken from it.
 //
-// Waking the owner: a peer rings the owner's request doorbell when it
-// posts, and, for a put piece that takes a while to fill, already when it
-// claims, so that the owner wakes while the peer fills the slot.  An owner
-// so woken says so in `owner_awake` while it serves and then spins: while
-// slots are claimed, for up to `linger_ns` after it last served one, else
-// for a short spin time of its own; a peer that sees it awake does not
-// ring.  The owner clears the flag and then looks for posted slots once
-// more, a peer posts and then reads the flag, both with full fences
-// between: at least one of them sees the other's store, so no post is
-// left unserved.
+// A slot's state word holds the state and the lane of the initiator that
+// claimed it (the owner knows each lane by its connection, not by
+// anything written here), changed by atomic stores and compare-and-swaps
+// with release/acquire ordering, so fields written before a state change
+// are seen after it:
 //
-// Waking the peer: an initiator that is about to sleep until a piece is
-// done (its interface armed) says so in the piece's slot (`ring`); the
-// owner rings its completion doorbell only for such slots.  An initiator
-// that polls is not rung: a ring costs the owner a system call per piece.
-// The owner marks a slot done and then reads `ring`, the initiator sets
-// `ring` and then reads the state, both with full fences between, so a
-// sleeping initiator is rung or sees the piece done.
+//   FREE --initiator claims--> CLAIMED --initiator posts--> POSTED
+//   POSTED --owner takes--> SERVING --owner ends--> DONE --initiator frees--> FREE
+//
+// The claim and the lane are one store: there is no moment when a claimed
+// slot names nobody, or somebody else.  The owner frees the slots of an
+// initiator whose lane closed; a piece that ends after its initiator left
+// goes back to FREE rather than DONE.
+//
+// Waking: an owner that serves says so in a control word (a hint: a peer
+// that sees it awake does not ring); the owner clears it and looks for
+// posted slots once more, a peer posts and then reads it, both with full
+// fences between, so a post is either seen or rung for.  An initiator
+// that is about to sleep until a piece is done sets the slot's ring flag;
+// the owner marks the slot done and then reads the flag, the initiator
+// sets the flag and then reads the state, both with full fences, so a
+// sleeper is rung or sees the piece done.  Who is rung is the lane's
+// connection, never a process a slot names.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
-#include "node_identity.h"
 #include "hl/unique_fd.h"
 #include "mapping.h"
 
 namespace gaudi_ipc {
 
-enum SlotState : uint32_t {
-	kSlotFree = 0,
-	kSlotClaimed,
-	kSlotPosted,
-	kSlotServing,
-	kSlotDone,
+// The layout, fixed at creation and kept privately by each side.
+struct Geometry {
+	uint32_t slots = 0;
+	uint64_t slot_size = 0;       // staging bytes per slot, whole pages
+	uint64_t slots_offset = 0;    // the slot array
+	uint64_t staging_offset = 0;  // slot 0's staging memory
+	uint64_t total = 0;           // the segment's size
+
+	// The layout of `slots` slots of slot_size bytes (rounded up to
+	// pages); nullopt if outside what a mailbox may be (1..4096 slots,
+	// 1 byte..1 GiB each).
+	static std::optional<Geometry> make(uint32_t slots, uint64_t slot_size);
 };
 
-enum SlotOp : uint32_t {
-	kSlotPut = 1,  // staging -> owner's memory
-	kSlotGet = 2,  // owner's memory -> staging
+enum class SlotOp : uint32_t {
+	Put = 1,  // staging -> the owner's registered memory
+	Get = 2,  // the owner's registered memory -> staging
 };
 
-constexpr uint32_t kMailboxMagic = 0x424d4947;  // "GIMB"
-constexpr uint32_t kMailboxVersion = 3;
+// What the shared memory holds.  Only mailbox.cc reads or writes it (and
+// tests that play a hostile peer).
+namespace wire {
 
-struct MailboxHeader {
-	uint32_t magic;
-	uint32_t version;
-	uint32_t slots;
-	uint32_t owner_pid;
-	uint64_t owner_start;
-	uint64_t nonce;           // names this mailbox (with the pid)
-	uint64_t slot_size;       // staging bytes per slot
-	uint64_t slots_offset;    // where the slot array starts
-	uint64_t staging_offset;  // where slot 0's staging memory starts
-	uint64_t total_size;
-	uint64_t linger_ns;       // how long the owner waits awake for claimed slots
+enum State : uint32_t {
+	kFree = 0,
+	kClaimed = 1,
+	kPosted = 2,
+	kServing = 3,
+	kDone = 4,
+};
+constexpr uint32_t kStateMask = 0xff;
+constexpr uint32_t kLaneShift = 8;
+constexpr uint32_t kMaxLane = (1u << 24) - 1;
+constexpr uint32_t word(uint32_t state, uint32_t lane) { return state | lane << kLaneShift; }
+constexpr uint32_t state_of(uint32_t w) { return w & kStateMask; }
+constexpr uint32_t lane_of(uint32_t w) { return w >> kLaneShift; }
+
+struct Control {
 	std::atomic<uint32_t> owner_awake;
 };
 
 struct alignas(64) Slot {
-	std::atomic<uint32_t> state;
-	uint32_t op;                 // SlotOp
-	uint64_t key;                // the owner's registry key
-	uint64_t offset;             // into that registration
-	uint64_t length;             // bytes, at most slot_size
-	std::atomic<int32_t> status; // 0 or -errno, valid in DONE
-	// Who claimed it: 0 while a claimer has not yet said so (written
-	// after the start time, cleared before the slot is freed).
-	std::atomic<uint32_t> initiator_pid;
-	uint64_t initiator_start;
-	uint64_t initiator_nonce;    // the initiator's completion doorbell
-	// The initiator sleeps until this slot is done: ring it.  Cleared
-	// when the slot is posted.
-	std::atomic<uint32_t> ring;
+	std::atomic<uint32_t> word;   // state | lane
+	uint32_t op;                  // SlotOp
+	uint64_t key;                 // the owner's registry key
+	uint64_t offset;              // into that registration
+	uint64_t length;              // bytes, at most the slot size
+	std::atomic<int32_t> status;  // the owner's answer, valid in DONE
+	std::atomic<uint32_t> ring;   // the initiator sleeps until DONE
 };
 static_assert(sizeof(Slot) == 64, "a slot is one cache line");
 static_assert(std::atomic<uint32_t>::is_always_lock_free,
-	      "slot states are shared between processes");
+	      "slot words are shared between processes");
 
-class Mailbox {
+}  // namespace wire
+
+// A request as the owner took it: read once, checked against the
+// geometry (bad ones carry the -errno to answer with).
+struct Request {
+	uint32_t slot;
+	uint32_t lane;
+	SlotOp op;
+	uint64_t key, offset, length;
+	int error;  // 0, or -EINVAL for an impossible operation or length
+};
+
+// The owner's view.
+class OwnerMailbox {
 public:
-	Mailbox() = default;
-	Mailbox(Mailbox &&) = default;
-	Mailbox &operator=(Mailbox &&) = default;
-
-	// The owner's side: a new segment of `slots` slots of slot_size bytes
-	// (rounded up to pages), whose owner waits awake up to linger_ns for
-	// claimed slots (0: never).  0 or -errno.
-	int create(uint32_t slots, uint64_t slot_size, uint64_t nonce, uint64_t linger_ns);
-	// A peer's side: the owner's segment, checked against who it should
-	// be.  0 or -errno (-ESRCH: no such process, -EACCES: another user's,
-	// -EPROTO: not the expected mailbox).
-	int attach(const ProcessId &owner, int owner_fd, uint64_t nonce);
-
+	// A new sealed segment.  0 or -errno (-EINVAL: impossible geometry).
+	int create(uint32_t slots, uint64_t slot_size);
 	bool valid() const { return map_.valid(); }
 	int fd() const { return fd_.get(); }
-	const MailboxHeader &header() const
+	const Geometry &geometry() const { return g_; }
+	unsigned char *staging(uint32_t slot) const
 	{
-		return *reinterpret_cast<const MailboxHeader *>(map_.bytes());
+		return map_.bytes() + g_.staging_offset + slot * g_.slot_size;
 	}
-	uint32_t slots() const { return header().slots; }
-	uint64_t slot_size() const { return header().slot_size; }
-	Slot &slot(uint32_t i) const
-	{
-		return reinterpret_cast<Slot *>(map_.bytes() + header().slots_offset)[i];
-	}
-	unsigned char *staging(uint32_t i) const
-	{
-		return map_.bytes() + header().staging_offset + i * header().slot_size;
-	}
-	// All of the staging memory, for mapping it on a device.
 	unsigned char *staging_base() const { return staging(0); }
-	uint64_t staging_bytes() const { return header().slots * header().slot_size; }
+	uint64_t staging_bytes() const { return g_.slots * g_.slot_size; }
 
-	// Claims a free slot, searching from `hint`; its index, or -1 if all
-	// are taken.
-	int claim(uint32_t hint) const;
-
-	// The owner says whether it is awake (spinning on the slots); the
-	// store is followed by a full fence.
-	void set_owner_awake(bool awake) const;
-	// A peer, after posting: whether the owner is awake and needs no
-	// ring (a full fence before the load).
-	bool owner_awake() const;
-
-	// An initiator about to sleep: asks for a ring when slot i is done;
-	// false if it is done already (then there will be no ring).
-	bool want_ring(uint32_t i) const;
-	// The owner, after marking slot i done: whether its initiator asked
-	// for a ring.
+	// Takes slot i if a peer posted it (POSTED -> SERVING) and reads the
+	// request in it, once.
+	std::optional<Request> take(uint32_t i) const;
+	// Ends a piece taken: the answer, then DONE; or FREE when its
+	// initiator is gone (delivered false).
+	void finish(const Request &r, int status, bool deliver) const;
+	// After finish(): whether the piece's initiator sleeps until it is
+	// done.
 	bool ring_wanted(uint32_t i) const;
-	uint64_t linger_ns() const { return header().linger_ns; }
+	// Hints: some slot posted, some slot claimed (being filled).
+	bool has_posted() const;
+	bool any_claimed() const;
+	// Frees the slots of an initiator that left, but for those being
+	// served.  Returns how many.
+	unsigned free_lane(uint32_t lane) const;
+	// Says whether the owner is awake (spinning on the slots); a full
+	// fence follows.
+	void set_awake(bool awake) const;
 
 private:
+	wire::Slot &slot(uint32_t i) const
+	{
+		return reinterpret_cast<wire::Slot *>(map_.bytes() + g_.slots_offset)[i];
+	}
+	Geometry g_;
 	hl::UniqueFd fd_;
+	hlipc::Mapping map_;
+};
+
+// What an initiator sees of a piece it posted.
+struct PieceState {
+	enum Kind { Waiting, Serving, Done, Lost } kind;
+	int status;  // Done: 0 or -errno, checked
+};
+
+// An initiator's view of an owner's mailbox.
+class PeerMailbox {
+public:
+	// Maps the segment an owner sent with its welcome, after checking it
+	// is a memfd of this user, sealed at the size the owner's geometry
+	// gives.  0 or -errno (-EPROTO: not such a segment).
+	int attach(hl::UniqueFd memfd, uint32_t slots, uint64_t slot_size, uint32_t lane);
+	bool valid() const { return map_.valid(); }
+	const Geometry &geometry() const { return g_; }
+	unsigned char *staging(uint32_t slot) const
+	{
+		return map_.bytes() + g_.staging_offset + slot * g_.slot_size;
+	}
+	unsigned char *staging_base() const { return staging(0); }
+	uint64_t staging_bytes() const { return g_.slots * g_.slot_size; }
+
+	// Claims the lowest free slot for this lane; -1 if none is free.
+	int claim() const;
+	bool any_free() const;
+	// Posts a claimed slot.
+	void post(uint32_t i, SlotOp op, uint64_t key, uint64_t offset, uint64_t length) const;
+	// Where a posted piece is, by the owner's word, read once and checked:
+	// a state this initiator cannot be in, or a status no errno, is Lost.
+	PieceState look(uint32_t i) const;
+	// Takes a posted piece back before the owner took it (POSTED ->
+	// CLAIMED); false if the owner has it.
+	bool unpost(uint32_t i) const;
+	// Gives a slot back (it must be this lane's, not being served).
+	void release(uint32_t i) const;
+	// About to sleep: asks for a ring when slot i is done; false if it is
+	// done already (then no ring comes).
+	bool want_ring(uint32_t i) const;
+	// After posting: whether the owner says it is awake.
+	bool owner_awake() const;
+
+private:
+	wire::Slot &slot(uint32_t i) const
+	{
+		return reinterpret_cast<wire::Slot *>(map_.bytes() + g_.slots_offset)[i];
+	}
+	Geometry g_;
+	uint32_t lane_ = 0;
 	hlipc::Mapping map_;
 };
 

@@ -29,12 +29,23 @@ std::mutex open_mu;
 std::unique_ptr<Md> the_md;
 int open_refs;
 
-bool wants_write(unsigned flags)
+// What peers may do: no access flags at all means every access.
+bool remote_write(unsigned flags)
 {
-	constexpr unsigned kAccess = UCT_MD_MEM_ACCESS_ALL;
-	// No access flags at all means every access.
-	return !(flags & kAccess) ||
-	       (flags & (UCT_MD_MEM_ACCESS_REMOTE_PUT | UCT_MD_MEM_ACCESS_LOCAL_WRITE));
+	return !(flags & UCT_MD_MEM_ACCESS_ALL) ||
+	       (flags & (UCT_MD_MEM_ACCESS_REMOTE_PUT | UCT_MD_MEM_ACCESS_REMOTE_ATOMIC));
+}
+
+// What this process may do: gets land in memory registered for local or
+// remote writes (UCP registers the destinations of its gets for RMA).
+bool local_write(unsigned flags)
+{
+	return remote_write(flags) || (flags & UCT_MD_MEM_ACCESS_LOCAL_WRITE);
+}
+
+uint32_t access_bits(bool write)
+{
+	return HLTHUNK_IPC_ACCESS_READ | (write ? HLTHUNK_IPC_ACCESS_WRITE : 0);
 }
 
 ucs_status_t md_query(uct_md_h md, uct_md_attr_t *attr)
@@ -152,12 +163,46 @@ ucs_status_t Md::query(uct_md_attr_t *attr) const
 	attr->cap.alloc_mem_types = 0;
 	attr->cap.access_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
 	attr->rkey_packed_size = sizeof(PackedRkey);
-	// Registering pins (host) or exports once per allocation (device,
-	// cached by libhlthunk): a fixed cost of a few system calls.
+	// Registering pins (host memory) or exports the range as a dma-buf
+	// (device memory): a fixed cost of a few system calls.
 	attr->reg_cost = ucs_linear_func_make(20e-6, 0.05e-9);
 	memset(&attr->local_cpus, 0xff, sizeof(attr->local_cpus));
 	return UCS_OK;
 }
+
+namespace {
+
+// A /dev/hl_ipc region of exactly [addr, addr + length) with that access:
+// the kernel then enforces the range and the access for everybody with
+// the cookie, and deregistering it revokes it.  0 or -errno.
+int register_region(const Memh &m, bool write, uint64_t *cookie, uint64_t *offset)
+{
+	*offset = 0;
+	if (m.device) {
+		int fd = DeviceNodes::get().control_fd(m.bus);
+		if (fd < 0)
+			return fd;
+		return hlthunk_ipc_register_device_range(fd, m.addr, m.length, access_bits(write),
+							 cookie, offset);
+	}
+	return hlthunk_ipc_register_host(reinterpret_cast<void *>(m.addr), m.length,
+					 access_bits(write), cookie);
+}
+
+void deregister_regions(const Memh &m)
+{
+	for (uint64_t c : {m.cookie, m.local_cookie != m.cookie ? m.local_cookie : 0}) {
+		if (!c)
+			continue;
+		// Returns once no copy is inside the region any more.
+		int rc = hlthunk_ipc_deregister(c);
+		if (rc < 0)
+			ucs_debug("gaudi_ipc: deregistering cookie 0x%" PRIx64 ": %s", c,
+				  library_message(rc));
+	}
+}
+
+}  // namespace
 
 ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 			 uct_mem_h *memh_p)
@@ -173,7 +218,8 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 	memset(m.get(), 0, sizeof(*m));
 	m->addr = addr;
 	m->length = length;
-	m->writable = wants_write(flags);
+	m->remote_writable = remote_write(flags);
+	m->local_writable = local_write(flags);
 
 	struct hlthunk_ipc_mem_info info;
 	int rc = hlthunk_ipc_lookup_address(addr, length, &info);
@@ -182,7 +228,6 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 		// is device memory; anything else is host memory (UCX has no
 		// memory type for Gaudi: the address is all there is).
 		m->device = true;
-		m->writable = true;  // libhlthunk registers device memory read-write
 		memcpy(m->bus, info.pci_bus_id, sizeof(m->bus));
 		m->bus[sizeof(m->bus) - 1] = 0;
 		m->dev = device_index(m->bus);
@@ -192,32 +237,31 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 		return status_from_errno(rc);
 	}
 
-	// Channel path: a /dev/hl_ipc region, if the kernel can reach the memory.
-	if (m->device) {
-		int fd = DeviceNodes::get().control_fd(m->bus);
-		uint64_t off = 0, size = 0;
-		rc = fd < 0 ? fd
-			    : hlthunk_ipc_register_device_memory(fd, addr, &m->cookie,
-								 &off, &size);
-		m->cookie_offset = off;
-	} else {
-		uint32_t access = HLTHUNK_IPC_ACCESS_READ;
-		if (wants_write(flags))
-			access |= HLTHUNK_IPC_ACCESS_WRITE;
-		rc = hlthunk_ipc_register_host(address, length, access, &m->cookie);
-		if (rc == -EFAULT && (access & HLTHUNK_IPC_ACCESS_WRITE)) {
-			// Read-only memory: peers may read it only.
-			rc = hlthunk_ipc_register_host(address, length,
-						       HLTHUNK_IPC_ACCESS_READ, &m->cookie);
-			m->writable = false;
-		}
-		m->own_cookie = rc == 0;
+	// Channel path: a region the kernel holds to exactly what peers were
+	// granted, if the kernel can reach the memory.
+	rc = register_region(*m, m->remote_writable, &m->cookie, &m->cookie_offset);
+	if (rc == -EFAULT && !m->device && m->remote_writable) {
+		// Read-only pages: peers may read them only, and so may we.
+		rc = register_region(*m, false, &m->cookie, &m->cookie_offset);
+		m->remote_writable = m->local_writable = false;
 	}
 	if (rc < 0) {
 		m->cookie = 0;
 		ucs_debug("gaudi_ipc: %p (%zu bytes) is not reachable by channels, "
 			  "only by the staged path: %s",
 			  address, length, library_message(rc));
+	}
+	m->local_cookie = m->cookie;
+	m->local_cookie_offset = m->cookie_offset;
+	if (m->cookie && m->local_writable && !m->remote_writable) {
+		// Writable by us only: a second region whose cookie stays here.
+		rc = register_region(*m, true, &m->local_cookie, &m->local_cookie_offset);
+		if (rc < 0) {
+			m->local_cookie = 0;
+			ucs_debug("gaudi_ipc: %p (%zu bytes): no writable region for this "
+				  "process's own gets, they take the staged path: %s",
+				  address, length, library_message(rc));
+		}
 	}
 	// Staged path: a key of this process's registry.
 	StagedRegion r;
@@ -226,12 +270,12 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 	r.length = length;
 	r.device = m->device;
 	memcpy(r.bus, m->bus, sizeof(r.bus));
-	r.writable = m->writable;
+	r.writable = m->remote_writable;
 	m->stage_key = Registry::get().add(r);
-	ucs_trace("gaudi_ipc: registered %p..%p %s%s cookie 0x%" PRIx64 " key 0x%" PRIx64,
+	ucs_trace("gaudi_ipc: registered %p..%p %s%s%s cookie 0x%" PRIx64 " key 0x%" PRIx64,
 		  address, UCS_PTR_BYTE_OFFSET(address, length),
-		  m->device ? "device memory of " : "host memory", m->bus, m->cookie,
-		  m->stage_key);
+		  m->device ? "device memory of " : "host memory", m->bus,
+		  m->remote_writable ? "" : " (read-only for peers)", m->cookie, m->stage_key);
 	*memh_p = m.release();
 	return UCS_OK;
 }
@@ -240,12 +284,11 @@ ucs_status_t Md::mem_dereg(const uct_md_mem_dereg_params_t *params)
 {
 	UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 0);
 	std::unique_ptr<Memh> m(static_cast<Memh *>(params->memh));
-	if (m->own_cookie) {
-		int rc = hlthunk_ipc_deregister(m->cookie);
-		if (rc < 0)
-			ucs_debug("gaudi_ipc: deregistering cookie 0x%" PRIx64 ": %s",
-				  m->cookie, library_message(rc));
-	}
+	// Both paths wait for pieces in service: the kernel for channel
+	// copies inside the regions, the registry for the staged pieces the
+	// staging server is moving.  Once this returns no peer touches the
+	// memory.
+	deregister_regions(*m);
 	if (m->stage_key)
 		Registry::get().remove(m->stage_key);
 	return UCS_OK;
@@ -257,14 +300,13 @@ ucs_status_t Md::mkey_pack(uct_mem_h memh, void *buffer) const
 	RkeyFields f;
 	memset(&f, 0, sizeof(f));
 	f.flags = (m->device ? kRkeyDevice : 0) | (m->cookie ? kRkeyCookie : 0) |
-		  (m->stage_key ? kRkeyStaged : 0) | (m->writable ? kRkeyWritable : 0);
+		  (m->stage_key ? kRkeyStaged : 0) | (m->remote_writable ? kRkeyWritable : 0);
 	f.addr = m->addr;
 	f.length = m->length;
 	f.cookie = m->cookie;
 	f.cookie_offset = m->cookie_offset;
 	f.stage_key = m->stage_key;
 	f.owner = this_process();
-	f.owner_uid = static_cast<uint32_t>(geteuid());
 	const NodeId &node = this_node();
 	memcpy(f.boot_id, node.boot_id, sizeof(f.boot_id));
 	f.pid_ns = node.pid_ns;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A memory registration of the gaudi_ipc domain (uct_mem_h): what the
-// channel path and the staged path each need to reach the memory.
+// channel path and the staged path each need to reach the memory, and
+// what peers were granted.
 #pragma once
 
 #include <cstdint>
@@ -8,17 +9,24 @@
 namespace gaudi_ipc {
 
 struct Memh {
-	uint64_t addr;           // as the program registered it
+	uint64_t addr;            // as the program registered it
 	uint64_t length;
-	bool device;             // a device VA of this process (else host memory)
-	char bus[16];            // its device ("" for host memory)
-	int dev;                 // device_index(bus)
-	// Channel path: the /dev/hl_ipc region holding the range (0: none).
+	bool device;              // a device VA of this process (else host memory)
+	char bus[16];             // its device ("" for host memory)
+	int dev;                  // device_index(bus)
+	// Channel path: the /dev/hl_ipc region of exactly this range (whole
+	// pages of it for device memory), with exactly the access peers were
+	// granted; its cookie goes into the remote key (0: none).
 	uint64_t cookie;
-	uint64_t cookie_offset;  // where addr lies in the region
-	bool own_cookie;         // registered for this memh (host memory);
-				 // device memory uses libhlthunk's cached one
-	bool writable;
+	uint64_t cookie_offset;   // where addr lies in the region
+	// The region this process's own copies use: the same one, or, when
+	// the program may write the memory but peers may not (LOCAL_WRITE
+	// without REMOTE_PUT), a writable one whose cookie never leaves the
+	// process.
+	uint64_t local_cookie;
+	uint64_t local_cookie_offset;
+	bool remote_writable;     // peers may put into it
+	bool local_writable;      // this process may get into it
 	// Staged path: the key of the process's registry (0: none).
 	uint64_t stage_key;
 };

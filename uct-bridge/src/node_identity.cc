@@ -153,6 +153,14 @@ bool process_alive(const ProcessId &p)
 	       st.start == p.start && st.state != 'Z' && st.state != 'X';
 }
 
+uid_t process_uid(uint32_t pid)
+{
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	struct stat st;
+	return pid && ::stat(path, &st) == 0 ? st.st_uid : static_cast<uid_t>(-1);
+}
+
 uint64_t random_u64()
 {
 	uint64_t v = 0;

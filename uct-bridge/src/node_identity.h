@@ -36,6 +36,10 @@ const ProcessId &this_process();
 uint64_t process_start_time(pid_t pid);
 // True while the very process p runs (not a later one with its pid).
 bool process_alive(const ProcessId &p);
+// The effective uid pid runs as, by the kernel's word (the owner of
+// /proc/<pid>, which is root for a process that is not dumpable), or
+// (uid_t)-1 if it does not run.
+uid_t process_uid(uint32_t pid);
 
 // 64 random bits from the kernel (never 0).
 uint64_t random_u64();

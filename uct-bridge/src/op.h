@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // An operation in flight: a put or get that did not complete inside the
-// call.  Its parts (channel copies, staged chunks) finish independently;
-// when the last one has, and the operation was fully started, its
-// completion is called with the first error of any part.
+// call.  Its parts (channel copies, staged pieces) finish independently;
+// when the last one has, and the operation was fully started, it is
+// finished with the first error of any part, and its completion is called
+// from the interface's progress (ops.h).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,7 @@ namespace gaudi_ipc {
 
 class Ep;
 struct DeviceDma;
-struct PeerMailbox;
+struct StagedPeer;
 
 // A piece of local memory an operation reads (put) or writes (get).
 struct Piece {
@@ -38,6 +39,7 @@ struct Op {
 	ucs_status_t status = UCS_OK;
 	unsigned parts = 0;         // parts in flight
 	bool started = false;       // every part has been submitted
+	bool finished = false;      // queued for its completion
 	uint64_t index = 0;         // issue order on its endpoint
 	std::list<Op>::iterator self;
 
@@ -47,16 +49,19 @@ struct Op {
 	uint64_t copy_done = 0;  // bytes of copies[copy_index] done
 
 	// Staged path: what remains to be posted.
-	bool staged = false;
 	bool get = false;
 	std::vector<Piece> pieces;  // local memory, in transfer order
 	uint64_t total = 0;         // bytes
 	uint64_t posted = 0;        // bytes handed to slots so far
 	uint64_t key = 0;           // the target's registry key
 	uint64_t remote_off = 0;    // offset of byte 0 in that registration
-	std::shared_ptr<PeerMailbox> peer;  // keeps its mailbox open
-	uct_unpack_callback_t unpack = nullptr;  // get_bcopy
+	std::shared_ptr<StagedPeer> peer;  // keeps its mailbox open
+	// Buffered operations: get_bcopy's unpack callback, and the data of a
+	// buffered operation larger than the peer's slot (the operation's
+	// one host piece), handed to unpack when it is all there.
+	uct_unpack_callback_t unpack = nullptr;
 	void *unpack_arg = nullptr;
+	std::vector<unsigned char> bounce;
 };
 
 }  // namespace gaudi_ipc

@@ -60,20 +60,26 @@ ucs_status_t rkey_unpack(uct_component_t *, const void *buffer, uct_rkey_t *rkey
 		}
 		auto k = std::make_unique<RemoteKey>();
 		k->f = f;
-		k->dev = device_index(f.bus);
+		// A device this node does not have is no device: such a key
+		// is not for channels (and adds nothing to the device table).
+		k->dev = known_device_index(f.bus);
 		// What an interface may use of it is its own choice
 		// (UCX_GAUDI_IPC_CHANNELS); here: what can reach the memory at all.
-		k->channel_ok = f.has_cookie() && cookie_usable(f);
-		const bool same_user = f.owner_uid == static_cast<uint32_t>(geteuid());
+		k->channel_ok = f.has_cookie() && k->dev != kNoDevice && cookie_usable(f);
+		// The staged path needs the owner to run as this user; the kernel
+		// says so when the path connects (admission.h).  Here, only an
+		// early word from /proc, so that a key nobody can serve is
+		// unreachable at once.
 		const bool alive = process_alive(f.owner);
-		k->staged_ok = f.staged() && same_user && alive;
+		const bool same_user = alive && process_uid(f.owner.pid) == geteuid();
+		k->staged_ok = f.staged() && same_user;
 		if (!k->channel_ok && !k->staged_ok) {
 			ucs_debug("gaudi_ipc: remote key of pid %u unreachable: channels "
 				  "cannot use its cookie, and for the staged path %s",
 				  f.owner.pid,
 				  !f.staged() ? "it has no key"
-				  : !same_user ? "it belongs to another user"
-					       : "its owner has exited");
+				  : !alive    ? "its owner has exited"
+					      : "its owner runs as another user");
 			return UCS_ERR_UNREACHABLE;
 		}
 		*rkey_p = reinterpret_cast<uct_rkey_t>(k.release());

@@ -32,7 +32,6 @@ void pack_rkey(const RkeyFields &f, PackedRkey *out)
 	k.stage_key = f.staged() ? f.stage_key : 0;
 	k.owner_start = f.owner.start;
 	k.owner_pid = f.owner.pid;
-	k.owner_uid = f.owner_uid;
 	memcpy(k.boot_id, f.boot_id, sizeof(k.boot_id));
 	k.pid_ns = f.pid_ns;
 	memcpy(k.bus, f.bus, sizeof(k.bus));
@@ -48,7 +47,7 @@ RkeyCheck parse_rkey(const void *buf, const NodeId &node, RkeyFields *out)
 	if (k.magic != kRkeyMagic || k.version != kRkeyVersion ||
 	    k.check != rkey_checksum(&k, offsetof(PackedRkey, check)))
 		return RkeyCheck::Corrupt;
-	if ((k.flags & ~kRkeyFlagsAll) || k.reserved || k.length == 0 ||
+	if ((k.flags & ~kRkeyFlagsAll) || k.reserved || k.reserved0 || k.length == 0 ||
 	    k.addr + k.length < k.addr || k.bus[sizeof(k.bus) - 1] != 0 ||
 	    !(k.flags & (kRkeyCookie | kRkeyStaged)) || !k.owner_pid ||
 	    ((k.flags & kRkeyDevice) != 0) != (k.bus[0] != 0) ||
@@ -66,7 +65,6 @@ RkeyCheck parse_rkey(const void *buf, const NodeId &node, RkeyFields *out)
 	out->cookie_offset = k.cookie_offset;
 	out->stage_key = k.stage_key;
 	out->owner = ProcessId{k.owner_pid, k.owner_start};
-	out->owner_uid = k.owner_uid;
 	memcpy(out->boot_id, k.boot_id, sizeof(out->boot_id));
 	out->pid_ns = k.pid_ns;
 	memcpy(out->bus, k.bus, sizeof(out->bus));

@@ -3,8 +3,16 @@
 // needs to reach the memory through a channel (the /dev/hl_ipc region
 // cookie and where the registered range lies in that region) and through
 // the staged path (the owner's staging key), and who and where the owner
-// is (pid and start time, uid, boot id and pid namespace), so a key from
-// another node, namespace or process lifetime is refused cleanly.
+// says it is (pid and start time, boot id and pid namespace), so a key
+// from another node, namespace or process lifetime is refused cleanly.
+//
+// Nothing in a key is proof of anything: whoever sends it chose every
+// byte.  What it grants is enforced elsewhere: the kernel checks a cookie
+// (its owner's uid, the exact range and access registered, revoked at
+// deregistration), the owner's staging server checks a staging key, and
+// who the owner is comes from the kernel when the staged path connects
+// (admission.h).  The key carries no uid: a self-reported one proves
+// nothing.
 //
 // The layout is fixed (little-endian x86-64 fields) and ends with a
 // checksum over the bytes before it, so a corrupted key is told from a
@@ -19,7 +27,7 @@
 namespace gaudi_ipc {
 
 constexpr uint32_t kRkeyMagic = 0x43504947;  // "GIPC"
-constexpr uint16_t kRkeyVersion = 1;
+constexpr uint16_t kRkeyVersion = 2;
 
 enum RkeyFlags : uint16_t {
 	kRkeyDevice = 1 << 0,    // device memory (bus names the device)
@@ -40,7 +48,7 @@ struct PackedRkey {
 	uint64_t stage_key;      // owner's staged-path key (kRkeyStaged)
 	uint64_t owner_start;    // owner's start time (ProcessId::start)
 	uint32_t owner_pid;
-	uint32_t owner_uid;
+	uint32_t reserved0;      // 0
 	uint8_t boot_id[16];
 	uint64_t pid_ns;
 	char bus[16];            // "dddd:bb:dd.f" of the device, NUL-padded
@@ -56,7 +64,6 @@ struct RkeyFields {
 	uint64_t cookie, cookie_offset;
 	uint64_t stage_key;
 	ProcessId owner;
-	uint32_t owner_uid;
 	uint8_t boot_id[16];
 	uint64_t pid_ns;
 	char bus[16];  // NUL-terminated

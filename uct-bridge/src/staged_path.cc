@@ -1,236 +1,556 @@
 // SPDX-License-Identifier: MIT
-// The initiator's half of the staged path: opening a peer's mailbox,
-// cutting an operation into chunks of at most a staging slot, moving the
-// local side of each chunk (CPU for host memory, this process's DMA engine
-// for device memory) and posting it to the peer.
+#include "staged_path.h"
+
+#include <poll.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "admission.h"
 #include "device_index.h"
+#include "ep.h"
 #include "iface.h"
-#include "node_identity.h"
+#include "memh.h"
 #include "status.h"
 
 namespace gaudi_ipc {
 
-std::shared_ptr<PeerMailbox> Iface::attach_peer(const ProcessId &owner, int fd,
-						uint64_t nonce, ucs_status_t *status)
+namespace {
+
+// How often the peers of pieces in flight are looked at (their lines,
+// their processes, the timeouts) by a caller of progress.
+constexpr double kPeerCheckSeconds = 0.05;
+// A piece posted that long ago and not yet taken is rung for again: the
+// owner's word that it is awake is only a hint (any peer can write it).
+constexpr double kRingAgainSeconds = 0.01;
+// The first look for the welcome waits this long: the owner's async
+// thread admits at once, and an operation that finds the peer ready
+// need not go round UCX's pending queue.
+constexpr int kWelcomeWaitMs = 20;
+
+}  // namespace
+
+StagedPath::StagedPath(Iface &iface, Ops &ops, EventSet &events, const Settings &s,
+		       uint64_t nonce)
+	: iface_(iface), ops_(ops), events_(events), set_(s), nonce_(nonce)
 {
+}
+
+StagedPath::~StagedPath()
+{
+	// The async thread's handlers use the server: gone first, the
+	// admission point before the lanes (admitting adds lanes).
+	if (admission_watched_)
+		ucs_async_remove_handler(server_->admission_fd(), 1);
+	std::vector<int> lanes;
+	{
+		std::lock_guard<std::mutex> l(watch_mu_);
+		lanes.swap(lanes_watched_);
+	}
+	for (int fd : lanes)
+		ucs_async_remove_handler(fd, 1);
+	if (server_)
+		server_->shutdown();
+}
+
+ucs_status_t StagedPath::init()
+{
+	if (!set_.serve)
+		return UCS_OK;
+	auto server = std::make_unique<StagingServer>();
+	std::string why;
+	int rc = server->init(StagingServer::Settings{set_.slots, set_.slot_size,
+						      set_.dma_timeout_us, set_.linger_ns,
+						      set_.spin_ns},
+			      nonce_, &why);
+	if (rc < 0) {
+		ucs_error("gaudi_ipc: cannot offer the staged path (%u slots of %" PRIu64
+			  " bytes): %s: %s; lower UCX_GAUDI_IPC_STAGING_SLOTS or "
+			  "UCX_GAUDI_IPC_STAGING_SIZE, or set UCX_GAUDI_IPC_CHANNELS=y",
+			  set_.slots, set_.slot_size, why.c_str(), strerror(-rc));
+		return status_from_errno(rc);
+	}
+	server_ = std::move(server);
+	ucs_status_t st = ucs_async_set_event_handler(UCS_ASYNC_MODE_THREAD_MUTEX,
+						      server_->admission_fd(),
+						      UCS_EVENT_SET_EVREAD, admission_cb, this,
+						      nullptr);
+	if (st != UCS_OK) {
+		ucs_error("gaudi_ipc: cannot watch the admission socket: %s",
+			  ucs_status_string(st));
+		return st;
+	}
+	admission_watched_ = true;
+	return UCS_OK;
+}
+
+void StagedPath::admission_cb(int, ucs_event_set_types_t, void *arg)
+{
+	auto *self = static_cast<StagedPath *>(arg);
+	try {
+		std::vector<int> lines;
+		self->server_->admit(&lines);
+		for (int fd : lines)
+			self->watch_lane(fd);
+	} catch (...) {
+		ucs_error("gaudi_ipc: out of memory admitting a peer");
+	}
+}
+
+void StagedPath::watch_lane(int fd)
+{
+	std::lock_guard<std::mutex> l(watch_mu_);
+	ucs_status_t st = ucs_async_set_event_handler(UCS_ASYNC_MODE_THREAD_MUTEX, fd,
+						      UCS_EVENT_SET_EVREAD, line_cb, this,
+						      nullptr);
+	if (st != UCS_OK) {
+		ucs_error("gaudi_ipc: cannot watch a peer's line: %s", ucs_status_string(st));
+		server_->drop_lane(fd);
+		return;
+	}
+	lanes_watched_.push_back(fd);
+}
+
+void StagedPath::line_cb(int fd, ucs_event_set_types_t, void *arg)
+{
+	auto *self = static_cast<StagedPath *>(arg);
+	try {
+		if (self->server_->line_event(fd) == LineState::Gone) {
+			// Its initiator left: unwatched (from its own handler: no
+			// wait), then its slots freed and its line closed; unless
+			// the interface is closing, which then does it.
+			std::lock_guard<std::mutex> l(self->watch_mu_);
+			auto &w = self->lanes_watched_;
+			auto it = std::find(w.begin(), w.end(), fd);
+			if (it == w.end())
+				return;
+			w.erase(it);
+			ucs_async_remove_handler(fd, 1);
+			self->server_->drop_lane(fd);
+			return;
+		}
+		self->server_->serve_awake();
+	} catch (...) {
+		ucs_error("gaudi_ipc: out of memory serving a peer");
+	}
+}
+
+std::shared_ptr<StagedPeer> StagedPath::peer(const ProcessId &owner, uint64_t nonce,
+					     ucs_status_t *status)
+{
+	std::shared_ptr<StagedPeer> p;
 	auto it = peers_.find(nonce);
 	if (it != peers_.end()) {
-		if (it->second->owner.pid == owner.pid && it->second->owner.start == owner.start) {
-			*status = it->second->dead ? UCS_ERR_CONNECTION_RESET : UCS_OK;
-			return it->second;
+		if (it->second->owner.pid != owner.pid || it->second->owner.start != owner.start) {
+			*status = UCS_ERR_INVALID_PARAM;  // two processes said the same nonce
+			return nullptr;
 		}
-		*status = UCS_ERR_INVALID_PARAM;
+		p = it->second;
+		if (p->link == StagedPeer::Link::Connecting)
+			take_welcome(*p);
+	} else {
+		p = std::make_shared<StagedPeer>();
+		p->owner = owner;
+		p->nonce = nonce;
+		ucs_status_t st = connect(*p);
+		if (st == UCS_ERR_NO_RESOURCE && !p->line.valid()) {
+			*status = st;  // its door is crowded: try again later
+			return nullptr;
+		}
+		peers_.emplace(nonce, p);
+	}
+	switch (p->link) {
+	case StagedPeer::Link::Ready:
+		*status = UCS_OK;
+		return p;
+	case StagedPeer::Link::Connecting:
+		*status = UCS_ERR_NO_RESOURCE;
+		return nullptr;
+	default:
+		*status = p->failure;
 		return nullptr;
 	}
-	auto peer = std::make_shared<PeerMailbox>();
-	peer->owner = owner;
-	peer->nonce = nonce;
-	int rc = peer->mb.attach(owner, fd, nonce);
-	if (rc < 0) {
-		*status = rc == -ESRCH ? UCS_ERR_CONNECTION_RESET : status_from_errno(rc);
-		ucs_error("gaudi_ipc: cannot open the staging mailbox of pid %u: %s%s",
-			  owner.pid, strerror(-rc),
-			  rc == -EACCES ? " (it belongs to another user: run both "
-					  "processes as the same user)"
-					: "");
-		return nullptr;
-	}
-	// Rung for every transfer it sleeps through: a connected line.
-	(void)peer->bell.connect(owner.pid, nonce, Bell::Request);
-	peers_.emplace(nonce, peer);
-	*status = UCS_OK;
-	return peer;
 }
 
-void Iface::ring_owner(const PeerMailbox &peer)
+ucs_status_t StagedPath::connect(StagedPeer &p)
 {
-	// Without a line (no fd was left for it at attach, say), or with one
-	// that failed: the process's shared sender, which needs no new fd.
-	if (!peer.bell.connected() || !peer.bell.ring())
-		Doorbell::ring(peer.owner.pid, peer.nonce, Bell::Request);
+	int rc = connect_owner(p.owner, p.nonce, &p.line, &p.process);
+	if (rc == -EAGAIN)
+		return UCS_ERR_NO_RESOURCE;
+	if (rc < 0) {
+		const bool alive = process_alive(p.owner);
+		p.link = StagedPeer::Link::Failed;
+		p.failure = rc == -EACCES ? UCS_ERR_REJECTED
+			    : !alive      ? UCS_ERR_CONNECTION_RESET
+					  : UCS_ERR_UNREACHABLE;
+		ucs_error("gaudi_ipc: cannot reach the staged path of pid %u: %s", p.owner.pid,
+			  rc == -EACCES ? "it runs as another user (the staged path joins "
+					  "processes of one user only)"
+			  : !alive ? "it has exited"
+			  : rc == -ECONNREFUSED
+				  ? "it offers no staged path to this process (closed, or it "
+				    "runs as another user)"
+				  : strerror(-rc));
+		return p.failure;
+	}
+	(void)events_.watch(p.line.get());
+	(void)events_.watch(p.process.fd());
+	p.deadline = ucs_get_time() + set_.peer_timeout;
+	struct pollfd pf = {p.line.get(), POLLIN, 0};
+	(void)poll(&pf, 1, kWelcomeWaitMs);
+	take_welcome(p);
+	return UCS_OK;
 }
 
-void Iface::release_peer(uint64_t nonce)
+void StagedPath::take_welcome(StagedPeer &p)
+{
+	Welcome w;
+	hl::UniqueFd memfd;
+	int rc = recv_welcome(p.line.get(), &w, &memfd);
+	if (rc == -EAGAIN) {
+		if (ucs_get_time() > p.deadline) {
+			ucs_error("gaudi_ipc: pid %u did not admit this process to its staged "
+				  "path within UCX_GAUDI_IPC_PEER_TIMEOUT", p.owner.pid);
+			fail_peer(p, UCS_ERR_TIMED_OUT);
+		}
+		return;
+	}
+	if (rc == 0 && w.nonce != p.nonce)
+		rc = -EPROTO;
+	if (rc == 0)
+		rc = p.mb.attach(std::move(memfd), w.slots, w.slot_size, w.lane);
+	if (rc < 0) {
+		const bool gone = rc == -ECONNRESET;
+		ucs_error("gaudi_ipc: pid %u %s", p.owner.pid,
+			  gone ? "turned this process away from its staged path, or exited"
+			       : "sent a staging mailbox this process cannot use (not a "
+				 "sealed memfd of this user of the size it said)");
+		fail_peer(p, gone && !p.process.alive() ? UCS_ERR_CONNECTION_RESET
+			  : gone ? UCS_ERR_UNREACHABLE : UCS_ERR_IO_ERROR);
+		return;
+	}
+	p.link = StagedPeer::Link::Ready;
+}
+
+void StagedPath::fail_peer(StagedPeer &p, ucs_status_t status)
+{
+	if (p.link == StagedPeer::Link::Failed)
+		return;
+	p.link = StagedPeer::Link::Failed;
+	p.failure = status;
+	// Its slots are left as they are: they die with our mapping, or the
+	// owner frees them when our line closes.
+	auto chunks = std::move(p.chunks);
+	p.chunks.clear();
+	p.abandoned.clear();
+	for (auto &c : chunks)
+		ops_.part_done(c.op, status);
+	if (p.line.valid())
+		events_.unwatch(p.line.get());
+	if (p.process.valid())
+		events_.unwatch(p.process.fd());
+	p.line.reset();
+	iface_.fail_eps(p.owner, status);
+}
+
+void StagedPath::release_peer(uint64_t nonce)
 {
 	auto it = peers_.find(nonce);
-	if (it != peers_.end() && it->second.use_count() == 1 && it->second->chunks.empty())
-		peers_.erase(it);
+	if (it == peers_.end() || it->second.use_count() != 1 || !it->second->chunks.empty())
+		return;
+	StagedPeer &p = *it->second;
+	if (p.line.valid())
+		events_.unwatch(p.line.get());
+	if (p.process.valid())
+		events_.unwatch(p.process.fd());
+	peers_.erase(it);
 }
 
-int Iface::claim_slot(PeerMailbox &peer)
+void StagedPath::ring(StagedPeer &p)
+{
+	// A line that is gone is noticed by the next look at the peer.
+	(void)ring_line(p.line.get());
+}
+
+int StagedPath::claim(StagedPeer &p)
 {
 	// The lowest free slot: going round would walk all of the staging
 	// memory; lowest first keeps the memory in use small (see
-	// Documentation/uct-bridge.md, "The two paths", for the measurement).
-	int i = peer.mb.claim(0);
-	if (i < 0) {
-		nudge(peer);
-		return -1;
+	// Documentation/uct-bridge.md, "The two paths").
+	int i = p.mb.claim();
+	if (i >= 0)
+		return i;
+	// All taken: ring the owner (it frees the slots of initiators that
+	// left when it looks), at most every 50 ms.
+	const uint64_t now = ucs_get_time();
+	if (now - p.last_full_ring > ucs_time_from_msec(50)) {
+		p.last_full_ring = now;
+		ring(p);
 	}
-	Slot &s = peer.mb.slot(static_cast<uint32_t>(i));
-	s.initiator_start = this_process().start;
-	s.initiator_pid.store(this_process().pid, std::memory_order_release);
-	return i;
+	return -1;
 }
 
-void Iface::nudge(PeerMailbox &peer)
+void StagedPath::post(StagedPeer &p, uint32_t slot, Op *op, SlotOp sop, uint64_t pos,
+		      uint64_t len)
 {
-	// All slots taken: ring the owner, which frees the slots of initiators
-	// that died when it looks (it may call no progress otherwise).  At
-	// most every 50 ms: a caller that retries in a loop must not flood it.
-	uint64_t now = ucs_get_time();
-	if (now - peer.last_full_ring > ucs_time_from_msec(50)) {
-		peer.last_full_ring = now;
-		ring_owner(peer);
-	}
-}
-
-void Iface::release_slot(PeerMailbox &peer, uint32_t slot)
-{
-	Slot &s = peer.mb.slot(slot);
-	s.initiator_pid.store(0, std::memory_order_relaxed);
-	s.state.store(kSlotFree, std::memory_order_release);
-}
-
-void Iface::post_slot(PeerMailbox &peer, uint32_t slot, Op *op, uint32_t sop,
-		      uint64_t key, uint64_t remote_off, uint64_t pos, uint64_t len)
-{
-	Slot &s = peer.mb.slot(slot);
-	s.op = sop;
-	s.key = key;
-	s.offset = remote_off;
-	s.length = len;
-	s.initiator_nonce = nonce_;
-	s.status.store(0, std::memory_order_relaxed);
-	s.ring.store(0, std::memory_order_relaxed);
-	peer.chunks.push_back(PeerMailbox::Chunk{slot, op, pos, len, ucs_get_time()});
+	p.mb.post(slot, sop, op->key, op->remote_off + pos, len);
+	p.chunks.push_back(StagedPeer::Chunk{slot, op, pos, len, ucs_get_time()});
 	op->parts++;
-	s.state.store(kSlotPosted, std::memory_order_release);
-	if (!peer.mb.owner_awake())
-		ring_owner(peer);
+	if (!p.mb.owner_awake())
+		ring(p);
 }
 
-void Iface::announce(PeerMailbox &peer, uint64_t len)
+ucs_status_t StagedPath::put_short(Ep *ep, StagedPeer &p, const void *buffer,
+				   unsigned length, uint64_t key, uint64_t offset)
 {
-	// Filling a put piece of this size takes long enough for the owner's
-	// wake-up to overlap it: ring now, so that it is awake when the piece
-	// is posted (mailbox.h).  From 64 KiB on this was measured to
-	// pay; below, an early ring is a choice not made, as it may cost the
-	// owner a second wake-up for one piece.
-	constexpr uint64_t kAnnounceMin = 64 << 10;
-	if (len >= kAnnounceMin && peer.mb.linger_ns() > 0 && !peer.mb.owner_awake())
-		ring_owner(peer);
+	int slot = claim(p);
+	if (slot < 0)
+		return UCS_ERR_NO_RESOURCE;
+	// At most 256 bytes: every slot holds a page at least.
+	memcpy(p.mb.staging(static_cast<uint32_t>(slot)), buffer, length);
+	Op *op = ops_.start(ep, nullptr);
+	op->key = key;
+	op->remote_off = offset;
+	post(p, static_cast<uint32_t>(slot), op, SlotOp::Put, 0, length);
+	ops_.started(op);
+	return UCS_OK;
 }
 
-uint64_t Iface::piece_size(const Op &op, const PeerMailbox &peer)
+ssize_t StagedPath::put_bcopy(Ep *ep, StagedPeer &p, uct_pack_callback_t pack_cb, void *arg,
+			      uint64_t key, uint64_t offset, uint64_t remote_room)
+{
+	const uint64_t slot_size = p.mb.geometry().slot_size;
+	if (set_.bcopy_size <= slot_size) {
+		// The packer writes at most max_bcopy (our BCOPY_SIZE), which
+		// fits the peer's slot: straight into it.
+		int slot = claim(p);
+		if (slot < 0)
+			return UCS_ERR_NO_RESOURCE;
+		const auto i = static_cast<uint32_t>(slot);
+		const size_t len = pack_cb(p.mb.staging(i), arg);
+		ucs_status_t st = len > set_.bcopy_size ? UCS_ERR_EXCEEDS_LIMIT
+				  : len > remote_room   ? UCS_ERR_INVALID_PARAM
+							: UCS_OK;
+		if (st != UCS_OK || len == 0) {
+			p.mb.release(i);
+			return st;
+		}
+		Op *op = ops_.start(ep, nullptr);
+		op->key = key;
+		op->remote_off = offset;
+		post(p, i, op, SlotOp::Put, 0, len);
+		ops_.started(op);
+		return static_cast<ssize_t>(len);
+	}
+	// The peer's slots are smaller than a buffered put of ours may be:
+	// the data goes into the operation's own buffer first, and from it
+	// in pieces, as a zero-copy put of host memory would.
+	if (!p.mb.any_free())
+		return UCS_ERR_NO_RESOURCE;
+	Op *op = ops_.start(ep, nullptr);
+	op->bounce.resize(set_.bcopy_size);
+	const size_t len = pack_cb(op->bounce.data(), arg);
+	ucs_status_t st = len > set_.bcopy_size ? UCS_ERR_EXCEEDS_LIMIT
+			  : len > remote_room   ? UCS_ERR_INVALID_PARAM
+						: UCS_OK;
+	if (st != UCS_OK || len == 0) {
+		ops_.discard(op);
+		return st;
+	}
+	op->bounce.resize(len);
+	op->pieces.push_back(Piece{reinterpret_cast<uintptr_t>(op->bounce.data()), len,
+				   kHostDevice});
+	op->total = len;
+	op->key = key;
+	op->remote_off = offset;
+	op->peer = peers_.at(p.nonce);
+	st = post_pieces(op);
+	if (st == UCS_INPROGRESS) {
+		backlog_.push_back(op);
+	} else {
+		Ops::fail(op, st);
+		ops_.started(op);
+	}
+	return static_cast<ssize_t>(len);
+}
+
+ucs_status_t StagedPath::get_bcopy(Ep *ep, StagedPeer &p, uct_unpack_callback_t unpack_cb,
+				   void *arg, size_t length, uint64_t key, uint64_t offset,
+				   uct_completion_t *comp)
+{
+	const bool one_slot = length <= p.mb.geometry().slot_size;
+	int slot = -1;
+	if (one_slot) {
+		if ((slot = claim(p)) < 0)
+			return UCS_ERR_NO_RESOURCE;
+	} else if (!p.mb.any_free()) {
+		return UCS_ERR_NO_RESOURCE;
+	}
+	Op *op = ops_.start(ep, comp);
+	op->get = true;
+	op->total = length;
+	op->key = key;
+	op->remote_off = offset;
+	op->unpack = unpack_cb;
+	op->unpack_arg = arg;
+	op->peer = peers_.at(p.nonce);
+	if (one_slot) {
+		// Unpacked straight from the slot when it is done.
+		op->posted = length;
+		post(p, static_cast<uint32_t>(slot), op, SlotOp::Get, 0, length);
+		ops_.started(op);
+		return UCS_INPROGRESS;
+	}
+	// Larger than the peer's slot: gathered in a buffer of the
+	// operation's own, unpacked once all of it is there.
+	op->bounce.resize(length);
+	op->pieces.push_back(Piece{reinterpret_cast<uintptr_t>(op->bounce.data()), length,
+				   kHostDevice});
+	ucs_status_t st = post_pieces(op);
+	if (st == UCS_INPROGRESS) {
+		backlog_.push_back(op);
+	} else {
+		Ops::fail(op, st);
+		ops_.started(op);
+	}
+	return UCS_INPROGRESS;
+}
+
+ucs_status_t StagedPath::zcopy(Ep *ep, const std::shared_ptr<StagedPeer> &peer, bool get,
+			       const uct_iov_t *iov, size_t iovcnt, uint64_t key,
+			       uint64_t offset, uct_completion_t *comp)
+{
+	// Back-pressure: with no slot free right now, UCX queues the request.
+	if (!peer->mb.any_free()) {
+		(void)claim(*peer);  // rings a full owner, now and then
+		return UCS_ERR_NO_RESOURCE;
+	}
+	Op *op = ops_.start(ep, comp);
+	op->get = get;
+	op->key = key;
+	op->remote_off = offset;
+	op->peer = peer;
+	for (size_t i = 0; i < iovcnt; i++) {
+		const uint64_t len = uct_iov_get_length(&iov[i]);
+		if (!len)
+			continue;
+		const auto *m = static_cast<const Memh *>(iov[i].memh);
+		op->pieces.push_back(Piece{reinterpret_cast<uintptr_t>(iov[i].buffer), len,
+					   m->device ? m->dev : kHostDevice});
+		op->total += len;
+	}
+	ucs_status_t st = post_pieces(op);
+	if (UCS_STATUS_IS_ERR(st) && op->parts == 0) {
+		ops_.discard(op);
+		return st;
+	}
+	if (st == UCS_INPROGRESS) {
+		backlog_.push_back(op);
+		return UCS_INPROGRESS;
+	}
+	Ops::fail(op, st);
+	ops_.started(op);
+	return UCS_INPROGRESS;
+}
+
+uint64_t StagedPath::piece_size(const Op &op, const StagedPeer &p) const
 {
 	// A slot per piece; but an operation of less than two slots is cut in
 	// halves (of at least kMinHalf), so that the owner moves the first
 	// half while we move the second: one piece would leave one of the two
 	// DMA engines idle all the time.
 	constexpr uint64_t kMinHalf = 512 << 10;
-	const uint64_t slot = peer.mb.slot_size();
+	const uint64_t slot = p.mb.geometry().slot_size;
 	if (op.total >= 2 * slot)
 		return slot;
 	const uint64_t half = (op.total / 2 + 4095) & ~uint64_t{4095};
 	return half >= kMinHalf ? std::min(half, slot) : slot;
 }
 
-ucs_status_t Iface::post_staged(Op *op)
+ucs_status_t StagedPath::post_pieces(Op *op)
 {
-	PeerMailbox &peer = *op->peer;
-	if (peer.dead)
-		return UCS_ERR_CONNECTION_RESET;
+	StagedPeer &p = *op->peer;
+	if (p.link != StagedPeer::Link::Ready)
+		return p.failure != UCS_OK ? p.failure : UCS_ERR_CONNECTION_RESET;
 	// One piece at a time, each posted (and rung) as soon as our side of
 	// it is in staging: the owner moves piece k while we move piece k+1.
-	// At most staging_depth pieces are out: the next waits in the backlog
-	// for one of them to be done, and takes its slot (the lowest free).
-	const uint64_t piece = piece_size(*op, peer);
+	// At most `depth` pieces are out: the next waits in the backlog for
+	// one of them to be done, and takes its slot (the lowest free).
+	const uint64_t piece = piece_size(*op, p);
 	while (op->posted < op->total) {
-		if (op->parts >= set_.staging_depth)
+		if (op->parts >= set_.depth)
 			return UCS_INPROGRESS;
-		int slot = claim_slot(peer);
+		int slot = claim(p);
 		if (slot < 0)
 			return UCS_INPROGRESS;
-		const uint32_t i = static_cast<uint32_t>(slot);
+		const auto i = static_cast<uint32_t>(slot);
 		const uint64_t at = op->posted;
 		const uint64_t len = std::min(piece, op->total - at);
 		if (!op->get) {
-			announce(peer, len);
-			int rc = plan_local(op, peer, i, at, len, true, &plan_);
-			if (rc == 0)
-				rc = plan_.run(set_.dma_timeout_us);
-			else
-				plan_.clear();
+			// Filling a put piece of 64 KiB or more takes long
+			// enough for the owner's wake-up to overlap it: ring now,
+			// so that it is awake when the piece is posted (it
+			// lingers for claimed slots).  Below, an early ring may
+			// cost the owner a second wake-up for one piece.
+			constexpr uint64_t kAnnounceMin = 64 << 10;
+			if (len >= kAnnounceMin && !p.mb.owner_awake())
+				ring(p);
+			int rc = plan_local(op, p, i, at, len, true);
+			rc = rc == 0 ? run_plan() : (clear_plan(), rc);
 			if (rc < 0) {
-				release_slot(peer, i);
+				p.mb.release(i);
 				ucs_error("gaudi_ipc: staged put: reading local memory: %s",
 					  staged_message(rc));
 				return status_from_errno(rc);
 			}
 		}
-		post_slot(peer, i, op, op->get ? kSlotGet : kSlotPut, op->key,
-			  op->remote_off + at, at, len);
+		post(p, i, op, op->get ? SlotOp::Get : SlotOp::Put, at, len);
 		op->posted = at + len;
 	}
 	return UCS_OK;
 }
 
-void Iface::DmaPlan::add(DeviceDma *dma, const DmaCopy &c)
+unsigned StagedPath::continue_backlog()
 {
-	for (Engine &e : engines) {
-		if (e.dma == dma) {
-			e.copies.push_back(c);
-			return;
-		}
+	unsigned n = 0;
+	while (!backlog_.empty()) {
+		Op *op = backlog_.front();
+		const uint64_t before = op->posted;
+		ucs_status_t st = post_pieces(op);
+		n += op->posted != before;
+		if (st == UCS_INPROGRESS)
+			break;  // no free slot: the rest waits, in order
+		backlog_.pop_front();
+		Ops::fail(op, st);
+		ops_.started(op);
 	}
-	engines.push_back(Engine{dma, {c}});
+	return n;
 }
 
-void Iface::DmaPlan::clear()
+int StagedPath::plan_local(Op *op, StagedPeer &p, uint32_t slot, uint64_t pos, uint64_t len,
+			   bool to_staging)
 {
-	for (Engine &e : engines)
-		e.copies.clear();
-}
-
-int Iface::DmaPlan::run(uint64_t timeout_us)
-{
-	// Emptied either way, keeping what it allocated for the next plan.
-	int ret = 0;
-	for (Engine &e : engines) {
-		if (ret == 0 && !e.copies.empty())
-			ret = e.dma->engine.copy(e.copies, timeout_us);
-		e.copies.clear();
-	}
-	return ret;
-}
-
-int Iface::plan_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
-		      uint64_t len, bool to_staging, DmaPlan *plan)
-{
-	unsigned char *staging = peer.mb.staging(slot);
-	if (op->unpack) {
-		// get_bcopy: the caller's callback takes the data.
+	unsigned char *staging = p.mb.staging(slot);
+	if (op->unpack && op->bounce.empty()) {
+		// get_bcopy of one slot: the caller's callback takes the data.
 		op->unpack(op->unpack_arg, staging, len);
 		return 0;
 	}
-	const uint64_t slot_off = static_cast<uint64_t>(slot) * peer.mb.slot_size();
+	const uint64_t slot_off = static_cast<uint64_t>(slot) * p.mb.geometry().slot_size;
 	uint64_t at = 0;  // start of the current piece within the operation
 	uint64_t inner = 0;
-	for (Piece &p : op->pieces) {
+	for (Piece &pc : op->pieces) {
 		if (inner == len)
 			break;
-		if (at + p.len <= pos) {
-			at += p.len;
+		if (at + pc.len <= pos) {
+			at += pc.len;
 			continue;
 		}
-		uint64_t off = pos + inner - at;  // into this piece
-		uint64_t n = std::min(p.len - off, len - inner);
-		if (p.dev == kHostDevice) {
-			auto *mem = reinterpret_cast<unsigned char *>(p.addr + off);
+		const uint64_t off = pos + inner - at;  // into this piece
+		const uint64_t n = std::min(pc.len - off, len - inner);
+		if (pc.dev == kHostDevice) {
+			auto *mem = reinterpret_cast<unsigned char *>(pc.addr + off);
 			if (to_staging)
 				memcpy(staging + inner, mem, n);
 			else
@@ -238,24 +558,234 @@ int Iface::plan_local(Op *op, PeerMailbox &peer, uint32_t slot, uint64_t pos,
 		} else {
 			// Once per operation: the memory must stay mapped while
 			// the operation runs (UCT's rule for zero-copy memory).
-			if (!p.dma) {
-				int rc = local_dma_.get(p.dev, p.addr, p.len, &p.dma);
+			if (!pc.dma) {
+				int rc = local_dma_.get(pc.dev, pc.addr, pc.len, &pc.dma);
 				if (rc == 0)
-					rc = peer.staging.va(p.dev, *p.dma, peer.mb.staging_base(),
-							     peer.mb.staging_bytes(), &p.staging_va);
+					rc = p.staging.va(pc.dev, *pc.dma, p.mb.staging_base(),
+							  p.mb.staging_bytes(), &pc.staging_va);
 				if (rc < 0) {
-					p.dma = nullptr;
+					pc.dma = nullptr;
 					return rc;
 				}
 			}
-			const uint64_t sva = p.staging_va + slot_off + inner;
-			plan->add(p.dma, to_staging ? DmaCopy{sva, p.addr + off, n}
-						    : DmaCopy{p.addr + off, sva, n});
+			const uint64_t sva = pc.staging_va + slot_off + inner;
+			const DmaCopy c = to_staging ? DmaCopy{sva, pc.addr + off, n}
+						     : DmaCopy{pc.addr + off, sva, n};
+			auto e = std::find_if(plan_.begin(), plan_.end(),
+					      [&](const PlanEngine &x) { return x.dma == pc.dma; });
+			if (e == plan_.end())
+				plan_.push_back(PlanEngine{pc.dma, {c}});
+			else
+				e->copies.push_back(c);
 		}
 		inner += n;
-		at += p.len;
+		at += pc.len;
 	}
 	return 0;
+}
+
+int StagedPath::run_plan()
+{
+	// One command submission per device; emptied either way, keeping
+	// what it allocated for the next plan.
+	int ret = 0;
+	for (PlanEngine &e : plan_) {
+		if (ret == 0 && !e.copies.empty())
+			ret = e.dma->engine.copy(e.copies, set_.dma_timeout_us);
+		e.copies.clear();
+	}
+	return ret;
+}
+
+void StagedPath::clear_plan()
+{
+	for (PlanEngine &e : plan_)
+		e.copies.clear();
+}
+
+unsigned StagedPath::progress()
+{
+	unsigned n = server_ ? server_->serve() : 0;
+	const uint64_t now = ucs_get_time();
+	// No callback runs in here (completions are queued), so no peer comes
+	// or goes while they are walked.
+	for (auto &kv : peers_)
+		n += reap(*kv.second, now);
+	n += continue_backlog();
+	return n;
+}
+
+unsigned StagedPath::reap(StagedPeer &p, uint64_t now)
+{
+	if (p.link == StagedPeer::Link::Connecting)
+		take_welcome(p);
+	if (p.link != StagedPeer::Link::Ready || (p.chunks.empty() && p.abandoned.empty()))
+		return 0;
+	// Every finished piece; the data of gets goes to local device memory
+	// in one command submission per device.
+	finished_.clear();
+	for (auto it = p.chunks.begin(); it != p.chunks.end();) {
+		const PieceState s = p.mb.look(it->slot);
+		if (s.kind == PieceState::Done || s.kind == PieceState::Lost) {
+			finished_.push_back(Finished{*it, s, s.status});
+			it = p.chunks.erase(it);
+		} else {
+			++it;
+		}
+	}
+	bool planned = false;
+	for (Finished &f : finished_) {
+		if (f.rc == 0 && f.chunk.op->get) {
+			f.rc = plan_local(f.chunk.op, p, f.chunk.slot, f.chunk.pos, f.chunk.len,
+					  false);
+			planned = planned || f.rc == 0;
+		}
+	}
+	const int plan_rc = planned ? run_plan() : (clear_plan(), 0);
+	for (Finished &f : finished_) {
+		const StagedPeer::Chunk &c = f.chunk;
+		const char *where = "at the peer";
+		if (f.state.kind == PieceState::Lost)
+			where = "in the peer's mailbox (its slot was changed under it)";
+		else if (f.rc == 0 && c.op->get && plan_rc < 0 && !(c.op->unpack && c.op->bounce.empty()))
+			f.rc = plan_rc, where = "here";
+		// A slot someone else changed is not ours to free.
+		if (f.state.kind == PieceState::Done)
+			p.mb.release(c.slot);
+		ucs_status_t st = UCS_OK;
+		if (f.rc < 0) {
+			st = status_from_errno(f.rc);
+			ucs_error("gaudi_ipc: staged %s of %" PRIu64 " bytes (offset %" PRIu64
+				  ") failed %s: %s",
+				  c.op->get ? "get" : "put", c.len, c.pos, where, staged_message(f.rc));
+		}
+		ops_.part_done(c.op, st);
+	}
+	// Pieces given up on while served: their slots are ours again once
+	// the owner ends them.
+	for (auto it = p.abandoned.begin(); it != p.abandoned.end();) {
+		const PieceState s = p.mb.look(*it);
+		if (s.kind == PieceState::Done)
+			p.mb.release(*it);
+		if (s.kind == PieceState::Done || s.kind == PieceState::Lost)
+			it = p.abandoned.erase(it);
+		else
+			++it;
+	}
+	check_peer(p, now);
+	return static_cast<unsigned>(finished_.size());
+}
+
+void StagedPath::check_peer(StagedPeer &p, uint64_t now)
+{
+	if (p.link != StagedPeer::Link::Ready || (p.chunks.empty() && p.abandoned.empty()) ||
+	    now - p.last_check < ucs_time_from_sec(kPeerCheckSeconds))
+		return;
+	p.last_check = now;
+	// The kernel's word: the owner's line hung up, or its process exited.
+	if (drain_line(p.line.get()) == LineState::Gone || !p.process.alive()) {
+		ucs_diag("gaudi_ipc: peer pid %u exited with staged transfers in flight",
+			 p.owner.pid);
+		fail_peer(p, UCS_ERR_CONNECTION_RESET);
+		return;
+	}
+	// A live peer that does not serve: pieces it has not taken are taken
+	// back after the timeout, pieces it does not finish are given up
+	// (their slots are freed when it ends them).
+	for (auto it = p.chunks.begin(); it != p.chunks.end();) {
+		const uint64_t age = now - it->posted;
+		if (age <= set_.peer_timeout) {
+			if (age > ucs_time_from_sec(kRingAgainSeconds) &&
+			    p.mb.look(it->slot).kind == PieceState::Waiting)
+				ring(p);
+			++it;
+			continue;
+		}
+		const StagedPeer::Chunk c = *it;
+		it = p.chunks.erase(it);
+		if (p.mb.unpost(c.slot)) {
+			p.mb.release(c.slot);
+			ucs_error("gaudi_ipc: peer pid %u did not take a staged piece within "
+				  "UCX_GAUDI_IPC_PEER_TIMEOUT", p.owner.pid);
+		} else {
+			p.abandoned.push_back(c.slot);
+			ucs_error("gaudi_ipc: peer pid %u did not finish a staged piece within "
+				  "UCX_GAUDI_IPC_PEER_TIMEOUT (stopped or hung)", p.owner.pid);
+		}
+		ops_.part_done(c.op, UCS_ERR_TIMED_OUT);
+	}
+}
+
+bool StagedPath::has_work(bool want_rings)
+{
+	if (!backlog_.empty())
+		return true;
+	const uint64_t now = ucs_get_time();
+	uint64_t next = UINT64_MAX;  // the next deadline
+	for (auto &kv : peers_) {
+		StagedPeer &p = *kv.second;
+		if (p.link == StagedPeer::Link::Connecting) {
+			struct pollfd pf = {p.line.get(), POLLIN, 0};
+			if (poll(&pf, 1, 0) == 1 || now > p.deadline)
+				return true;
+			next = std::min(next, p.deadline);
+			continue;
+		}
+		if (p.link != StagedPeer::Link::Ready || (p.chunks.empty() && p.abandoned.empty()))
+			continue;
+		if (want_rings && (drain_line(p.line.get()) == LineState::Gone || !p.process.alive()))
+			return true;
+		for (auto &c : p.chunks) {
+			const PieceState s = p.mb.look(c.slot);
+			if (s.kind == PieceState::Done || s.kind == PieceState::Lost ||
+			    (want_rings && !p.mb.want_ring(c.slot)) ||
+			    now - c.posted > set_.peer_timeout)
+				return true;
+			next = std::min(next, c.posted + set_.peer_timeout);
+		}
+		for (uint32_t slot : p.abandoned)
+			if (p.mb.look(slot).kind != PieceState::Serving)
+				return true;
+	}
+	if (server_ && server_->has_posted())
+		return true;
+	if (want_rings) {
+		// A sleeper wakes at the next deadline at the latest (plus a
+		// little, so that it is past when progress looks).
+		events_.arm_timer(next == UINT64_MAX
+					  ? 0
+					  : static_cast<uint64_t>(ucs_time_to_nsec(next - std::min(next, now))) +
+						    1000000);
+	}
+	return false;
+}
+
+void StagedPath::cancel(Ep *ep)
+{
+	for (auto it = backlog_.begin(); it != backlog_.end();) {
+		Op *op = *it;
+		if (op->ep != ep) {
+			++it;
+			continue;
+		}
+		it = backlog_.erase(it);
+		Ops::fail(op, UCS_ERR_CANCELED);
+		ops_.started(op);
+	}
+}
+
+bool StagedPath::drain()
+{
+	for (Op *op : backlog_) {
+		Ops::fail(op, UCS_ERR_CANCELED);
+		ops_.started(op);
+	}
+	backlog_.clear();
+	progress();
+	for (auto &kv : peers_)
+		if (!kv.second->chunks.empty())
+			return true;
+	return false;
 }
 
 }  // namespace gaudi_ipc

@@ -5,17 +5,21 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
-#include <map>
-#include <vector>
 
 #include "device_index.h"
-#include "registry.h"
 
 namespace gaudi_ipc {
 
 namespace {
+
+// More would only let one user's processes hold more of this one's fds.
+constexpr size_t kMaxLanes = 1024;
+// Admissions taken per look, so that a crowd at the door cannot hold
+// the serving thread.
+constexpr int kAdmitsPerLook = 64;
 
 void cpu_relax()
 {
@@ -53,31 +57,75 @@ int host_copy(void *dst, const void *src, uint64_t len, bool into_registered)
 
 }  // namespace
 
-int StagingServer::init(uint32_t slots, uint64_t slot_size, uint64_t nonce,
-			uint64_t dma_timeout_us, uint64_t linger_ns, uint64_t spin_ns)
+int StagingServer::init(const Settings &s, uint64_t nonce, std::string *why)
 {
-	dma_timeout_us_ = dma_timeout_us;
-	spin_ns_ = spin_ns;
-	int rc = mb_.create(slots, slot_size, nonce, linger_ns);
-	if (rc < 0)
+	set_ = s;
+	nonce_ = nonce;
+	int rc = mb_.create(s.slots, s.slot_size);
+	if (rc < 0) {
+		*why = "cannot create the staging mailbox";
 		return rc;
-	return bell_.bind(nonce, Bell::Request);
+	}
+	return admission_.listen(nonce, why);
 }
 
-bool StagingServer::has_posted() const
+void StagingServer::admit(std::vector<int> *lines)
 {
-	for (uint32_t i = 0; i < mb_.slots(); i++)
-		if (mb_.slot(i).state.load(std::memory_order_relaxed) == kSlotPosted)
-			return true;
-	return false;
+	std::lock_guard<std::mutex> l(mu_);
+	for (int i = 0; i < kAdmitsPerLook; i++) {
+		Admitted a;
+		int rc = admission_.accept(&a);
+		if (rc == -EAGAIN)
+			return;
+		if (rc < 0)
+			continue;  // turned away: another user's, or gone already
+		if (lanes_.size() >= kMaxLanes || next_lane_ > wire::kMaxLane)
+			continue;  // closed: the initiator hears it hang up
+		const uint32_t id = next_lane_++;
+		const Geometry &g = mb_.geometry();
+		Welcome w;
+		w.magic = kWelcomeMagic;
+		w.version = kWelcomeVersion;
+		w.lane = id;
+		w.slots = g.slots;
+		w.slot_size = g.slot_size;
+		w.nonce = nonce_;
+		if (send_welcome(a.line.get(), w, mb_.fd()) < 0)
+			continue;
+		const int fd = a.line.get();
+		by_line_[fd] = id;
+		lanes_[id] = Lane{std::move(a.line), std::move(a.process)};
+		lines->push_back(fd);
+	}
 }
 
-bool StagingServer::any_claimed() const
+LineState StagingServer::line_event(int line)
 {
-	for (uint32_t i = 0; i < mb_.slots(); i++)
-		if (mb_.slot(i).state.load(std::memory_order_relaxed) == kSlotClaimed)
-			return true;
-	return false;
+	std::lock_guard<std::mutex> l(mu_);
+	if (!by_line_.count(line))
+		return LineState::Quiet;
+	return drain_line(line);
+}
+
+void StagingServer::drop_lane(int line)
+{
+	std::lock_guard<std::mutex> l(mu_);
+	auto it = by_line_.find(line);
+	if (it == by_line_.end())
+		return;
+	// Its pieces being served end as FREE (finish() below).
+	mb_.free_lane(it->second);
+	lanes_.erase(it->second);
+	by_line_.erase(it);
+}
+
+std::vector<int> StagingServer::lines()
+{
+	std::lock_guard<std::mutex> l(mu_);
+	std::vector<int> v;
+	for (auto &kv : by_line_)
+		v.push_back(kv.first);
+	return v;
 }
 
 unsigned StagingServer::serve()
@@ -95,7 +143,7 @@ unsigned StagingServer::serve_awake()
 	// Awake from the first look on, serving included: a peer that claims
 	// or posts a slot meanwhile need not ring (a system call per piece on
 	// its side).
-	mb_.set_owner_awake(true);
+	mb_.set_awake(true);
 	for (;;) {
 		n += serve_locked();
 		// Awake until a piece is posted: while slots are being filled
@@ -103,8 +151,8 @@ unsigned StagingServer::serve_awake()
 		// from the last piece served, so that a long transfer keeps the
 		// server awake piece after piece.
 		const uint64_t served_at = now_ns();
-		for (unsigned i = 1; !has_posted(); i++) {
-			const uint64_t wait = any_claimed() ? mb_.linger_ns() : spin_ns_;
+		for (unsigned i = 1; !mb_.has_posted(); i++) {
+			const uint64_t wait = mb_.any_claimed() ? set_.linger_ns : set_.spin_ns;
 			if (now_ns() - served_at >= wait)
 				break;
 			// A peer on this CPU (a loopback transfer) must get to run.
@@ -113,14 +161,14 @@ unsigned StagingServer::serve_awake()
 			else
 				cpu_relax();
 		}
-		if (has_posted())
+		if (mb_.has_posted())
 			continue;
 		// Asleep, then one more look: a peer posts and then reads the
 		// flag, so a post is either seen here or rung for.
-		mb_.set_owner_awake(false);
-		if (!has_posted())
+		mb_.set_awake(false);
+		if (!mb_.has_posted())
 			return n;
-		mb_.set_owner_awake(true);
+		mb_.set_awake(true);
 	}
 }
 
@@ -132,143 +180,104 @@ unsigned StagingServer::serve_locked()
 	// memory with one command submission per device for all of them.
 	// The containers are kept from call to call (under mu_), with what
 	// they allocated.
-	std::vector<Request> &reqs = reqs_;
-	reqs.clear();
-	for (uint32_t i = 0; i < mb_.slots(); i++) {
-		Slot &s = mb_.slot(i);
-		uint32_t expect = kSlotPosted;
-		if (s.state.load(std::memory_order_relaxed) != kSlotPosted ||
-		    !s.state.compare_exchange_strong(expect, kSlotServing,
-						     std::memory_order_acquire))
-			continue;
-		// Read the request once: the peer must not change it under us.
-		Request r;
-		r.slot = i;
-		r.op = s.op;
-		r.key = s.key;
-		r.offset = s.offset;
-		r.length = s.length;
-		r.initiator_pid = s.initiator_pid.load(std::memory_order_relaxed);
-		r.initiator_nonce = s.initiator_nonce;
-		r.rc = 0;
-		r.dev = -1;
-		r.ring = false;
-		reqs.push_back(r);
-	}
-	if (!reqs.empty()) {
-		std::map<int, std::vector<DmaCopy>> &copies = copies_;
-		std::map<int, DeviceDma *> &engines = engines_;
-		for (auto &kv : copies)
+	std::vector<Item> &items = items_;
+	items.clear();
+	for (uint32_t i = 0; i < mb_.geometry().slots; i++)
+		if (auto r = mb_.take(i))
+			items.push_back(Item{*r, 0, -1, false, Registry::Pin()});
+	if (!items.empty()) {
+		for (auto &kv : copies_)
 			kv.second.clear();
-		for (Request &r : reqs)
-			r.rc = plan(r, &copies, &engines);
-		for (auto &kv : copies) {
+		for (Item &it : items)
+			it.rc = it.req.error ? it.req.error : plan(it);
+		for (auto &kv : copies_) {
 			if (kv.second.empty())
 				continue;
-			int rc = engines[kv.first]->engine.copy(kv.second, dma_timeout_us_);
-			for (Request &r : reqs)
-				if (r.dev == kv.first && r.rc == 0)
-					r.rc = rc;
+			int rc = engines_[kv.first]->engine.copy(kv.second, set_.dma_timeout_us);
+			for (Item &it : items)
+				if (it.dev == kv.first && it.rc == 0)
+					it.rc = rc;
 		}
-		for (const Request &r : reqs) {
-			Slot &s = mb_.slot(r.slot);
-			s.status.store(r.rc, std::memory_order_relaxed);
-			s.state.store(kSlotDone, std::memory_order_release);
+		// Every piece has been moved (or failed): a deregistration may
+		// go on.  Then the answers, all of them, and only then one ring
+		// per lane that sleeps until one of these pieces is done: a lane
+		// rung for its first piece before its second is marked done
+		// could wake, find the second still served and sleep again,
+		// with no ring left to come.
+		rung_.clear();
+		for (Item &it : items) {
+			it.pin.reset();
+			auto lane = lanes_.find(it.req.lane);
+			it.deliver = lane != lanes_.end() && !lane->second.gone;
+			mb_.finish(it.req, it.rc, it.deliver);
 		}
-		// One ring per initiator interface that sleeps until one of
-		// these slots is done.
-		for (Request &r : reqs)
-			r.ring = mb_.ring_wanted(r.slot);
-		for (size_t i = 0; i < reqs.size(); i++) {
-			bool seen = false;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen = reqs[j].ring && reqs[j].initiator_pid == reqs[i].initiator_pid &&
-				       reqs[j].initiator_nonce == reqs[i].initiator_nonce;
-			if (reqs[i].ring && !seen)
-				ring_initiator(reqs[i].initiator_pid, reqs[i].initiator_nonce);
+		for (Item &it : items) {
+			if (it.deliver && mb_.ring_wanted(it.req.slot) &&
+			    std::find(rung_.begin(), rung_.end(), it.req.lane) == rung_.end()) {
+				rung_.push_back(it.req.lane);
+				ring_lane(it.req.lane);
+			}
 		}
-		served_.fetch_add(reqs.size(), std::memory_order_relaxed);
+		served_.fetch_add(items.size(), std::memory_order_relaxed);
 	}
-	free_abandoned();
-	return static_cast<unsigned>(reqs.size());
+	sweep_departed();
+	return static_cast<unsigned>(items.size());
 }
 
-int StagingServer::plan(Request &r, std::map<int, std::vector<DmaCopy>> *copies,
-			std::map<int, DeviceDma *> *engines)
+int StagingServer::plan(Item &it)
 {
-	if ((r.op != kSlotPut && r.op != kSlotGet) || r.length == 0 ||
-	    r.length > mb_.slot_size())
-		return -EINVAL;
-	auto reg = Registry::get().find(r.key);
-	if (!reg)
-		return -ENOENT;  // never registered here, or deregistered since
-	if (r.offset > reg->length || r.length > reg->length - r.offset)
+	const Request &r = it.req;
+	int rc = Registry::get().pin(r.key, &it.pin);
+	if (rc < 0)
+		return rc;  // never registered here, or deregistered since
+	const StagedRegion &reg = it.pin.region();
+	if (r.offset > reg.length || r.length > reg.length - r.offset)
 		return -ERANGE;
-	if (r.op == kSlotPut && !reg->writable)
+	if (r.op == SlotOp::Put && !reg.writable)
 		return -EROFS;
-	const uint64_t addr = reg->addr + r.offset;
+	const uint64_t addr = reg.addr + r.offset;
 	unsigned char *staging = mb_.staging(r.slot);
-	if (!reg->device)
-		return r.op == kSlotPut
+	if (!reg.device)
+		return r.op == SlotOp::Put
 			       ? host_copy(reinterpret_cast<void *>(addr), staging, r.length, true)
 			       : host_copy(staging, reinterpret_cast<const void *>(addr),
 					   r.length, false);
-	const int dev = device_index(reg->bus);
+	const int dev = device_index(reg.bus);
 	DeviceDma *dd = nullptr;
-	int rc = dma_.get(dev, addr, r.length, &dd);
-	if (rc < 0)
+	if ((rc = dma_.get(dev, addr, r.length, &dd)) < 0)
 		return rc;
 	uint64_t base = 0;
-	rc = staging_on_.va(dev, *dd, mb_.staging_base(), mb_.staging_bytes(), &base);
-	if (rc < 0)
+	if ((rc = staging_on_.va(dev, *dd, mb_.staging_base(), mb_.staging_bytes(), &base)) < 0)
 		return rc;
-	const uint64_t sva = base + static_cast<uint64_t>(r.slot) * mb_.slot_size();
-	(*copies)[dev].push_back(r.op == kSlotPut ? DmaCopy{addr, sva, r.length}
-						  : DmaCopy{sva, addr, r.length});
-	(*engines)[dev] = dd;
-	r.dev = dev;
+	const uint64_t sva = base + static_cast<uint64_t>(r.slot) * mb_.geometry().slot_size;
+	copies_[dev].push_back(r.op == SlotOp::Put ? DmaCopy{addr, sva, r.length}
+						   : DmaCopy{sva, addr, r.length});
+	engines_[dev] = dd;
+	it.dev = dev;
 	return 0;
 }
 
-void StagingServer::ring_initiator(uint32_t pid, uint64_t nonce)
+void StagingServer::ring_lane(uint32_t lane)
 {
-	// Initiators come and go: the lines are few, and forgotten all at
-	// once when there are too many.
-	constexpr size_t kMaxLines = 64;
-	const auto who = std::make_pair(pid, nonce);
-	auto it = lines_.find(who);
-	if (it == lines_.end()) {
-		BellLine line;
-		if (line.connect(pid, nonce, Bell::Completion) < 0)
-			return;  // nobody listens: nobody to wake
-		if (lines_.size() >= kMaxLines)
-			lines_.clear();
-		it = lines_.emplace(who, std::move(line)).first;
-	}
-	if (!it->second.ring())
-		lines_.erase(it);
+	auto it = lanes_.find(lane);
+	if (it != lanes_.end() && !ring_line(it->second.line.get()))
+		it->second.gone = true;
 }
 
-void StagingServer::free_abandoned()
+void StagingServer::sweep_departed()
 {
-	// Slots of initiators that died are nobody's: free them, at most
-	// once a second (each check reads /proc).
-	uint64_t now = now_ns();
+	// An initiator whose line outlives it (a child it forked holds the
+	// line) is noticed by its pidfd, at most once a second: its slots are
+	// freed, and nothing is rung for it.
+	const uint64_t now = now_ns();
 	if (now - last_sweep_ns_ < 1000000000ull)
 		return;
 	last_sweep_ns_ = now;
-	for (uint32_t i = 0; i < mb_.slots(); i++) {
-		Slot &s = mb_.slot(i);
-		uint32_t st = s.state.load(std::memory_order_acquire);
-		if (st == kSlotFree || st == kSlotServing)
-			continue;
-		uint32_t pid = s.initiator_pid.load(std::memory_order_acquire);
-		if (pid == 0)
-			continue;  // just claimed: the claimer has not said who it is
-		ProcessId who{pid, s.initiator_start};
-		if (!process_alive(who))
-			s.state.compare_exchange_strong(st, kSlotFree,
-							std::memory_order_acq_rel);
+	for (auto &kv : lanes_) {
+		if (!kv.second.gone && !kv.second.process.alive()) {
+			kv.second.gone = true;
+			mb_.free_lane(kv.first);
+		}
 	}
 }
 

@@ -86,6 +86,11 @@ const char *staged_message(int err)
 		return "a DMA transfer did not finish within UCX_GAUDI_IPC_DMA_TIMEOUT";
 	case EIO:
 		return "the device aborted a DMA transfer";
+	case EPROTO:
+		return "the peer's mailbox was changed under the piece (the slot is no "
+		       "longer this process's, or the answer in it is no errno)";
+	case EINVAL:
+		return "the peer found the request impossible (operation or length)";
 	case ENOMEM:
 		return "out of memory, or the staging memory could not be pinned for "
 		       "the device: it counts against RLIMIT_MEMLOCK (ulimit -l) of both "

@@ -67,7 +67,9 @@ ucs_config_field_t iface_config_table[] = {
 
 	{"BCOPY_SIZE", "8k",
 	 "Largest put_bcopy and get_bcopy: the size of the interface's\n"
-	 "registered bounce buffer (never above STAGING_SIZE).",
+	 "registered bounce buffer.  On the staged path, a buffered operation\n"
+	 "larger than the peer's staging slot goes through a buffer of its own\n"
+	 "in pieces, so processes with different settings work together.",
 	 ucs_offsetof(IfaceConfig, bcopy_size), UCS_CONFIG_TYPE_MEMUNITS},
 
 	{"STAGING_SIZE", "512k",
@@ -95,12 +97,17 @@ ucs_config_field_t iface_config_table[] = {
 	 ucs_offsetof(IfaceConfig, staging_depth), UCS_CONFIG_TYPE_UINT},
 
 	{"PEER_TIMEOUT", "30s",
-	 "Staged path: how long a transfer waits for a peer that is alive but\n"
-	 "does not serve it (a peer that exits fails its transfers at once).",
+	 "Staged path: how long a piece waits for a peer that is alive but\n"
+	 "neither takes it nor finishes it (stopped or hung), and how long the\n"
+	 "peer may take to admit this process; the transfer then fails with\n"
+	 "UCS_ERR_TIMED_OUT, and a caller asleep on the event fd is woken.  A\n"
+	 "peer that exits fails its transfers at once.",
 	 ucs_offsetof(IfaceConfig, peer_timeout), UCS_CONFIG_TYPE_TIME},
 
 	{"DMA_TIMEOUT", "30s",
-	 "Staged path: how long one DMA command submission may take.",
+	 "Staged path: how long one DMA command submission may take.  One that\n"
+	 "takes longer fails its pieces, once it has ended: what it moves is\n"
+	 "never reused while it may still touch it.",
 	 ucs_offsetof(IfaceConfig, dma_timeout), UCS_CONFIG_TYPE_TIME},
 
 	{"SERVE_LINGER", "2ms",
