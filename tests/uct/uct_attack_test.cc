@@ -341,7 +341,7 @@ TEST_F(Hostile, ReadOnlyKeyWritten)
 // nothing of the put lands any more, and the peer learns its put failed.
 TEST_F(Hostile, DeregistrationWaitsForPiecesInService)
 {
-	constexpr uint64_t kLen = 16 << 20;
+	constexpr uint64_t kLen = 4 << 20;
 	Iface &owner = env().iface(Path::Staged);
 	Buffer mem(Buffer::Device, kLen, env().dev());
 	ASSERT_TRUE(mem.ok());
@@ -441,8 +441,8 @@ TEST_F(Hostile, DeadOwnerWakesItsSleepers)
 	ASSERT_EQ(i.connect(victim.address(), &ep), UCS_OK);
 	Buffer local(Buffer::Host, 1 << 20);
 	Registration reg(local.addr(), local.size());
-	// The victim's DMA takes 3 s a piece: its pieces are out when it dies.
-	set_cs_delay(3000);
+	// The victim's DMA takes 2 s a piece: its pieces are out when it dies.
+	set_cs_delay(2000);
 	uct_iov_t iov = {local.ptr(), 1 << 20, reg.memh(), 0, 1};
 	Completion c;
 	ucs_status_t st;
@@ -597,7 +597,7 @@ TEST_F(Hostile, DoorbellFloodByAnotherUser)
 	Peer &owner = env().peer();
 	const std::vector<std::string> names = unix_sockets("hl-gaudi-ipc");
 	ASSERT_FALSE(names.empty()) << "the interfaces' sockets should be visible";
-	constexpr double kSeconds = 3;
+	constexpr double kSeconds = 1.5;
 	uint64_t t0 = helper_cpu_ticks(owner.pid());
 	usleep(static_cast<useconds_t>(kSeconds * 1e6));
 	const uint64_t idle = helper_cpu_ticks(owner.pid()) - t0;
