@@ -297,6 +297,7 @@ TEST_F(Bridge, PeerKilledMidTransfer)
 			set_cs_delay(300);
 		std::vector<Completion> c(kOps);
 		int started = 0;
+		const Deadline admitted(30);
 		for (int k = 0; k < kOps; k++) {
 			uct_iov_t iov;
 			memset(&iov, 0, sizeof(iov));
@@ -306,6 +307,13 @@ TEST_F(Bridge, PeerKilledMidTransfer)
 			iov.count = 1;
 			ucs_status_t st = uct_ep_put_zcopy(ep, &iov, 1, a.b + k * kLen, rk.rkey(),
 							   &c[k].comp);
+			// The staged path starts nothing before the victim has
+			// admitted this process (its async thread, slow on a busy
+			// host): the first operation waits for that.
+			while (k == 0 && st == UCS_ERR_NO_RESOURCE && !admitted.passed()) {
+				i.progress();
+				st = uct_ep_put_zcopy(ep, &iov, 1, a.b, rk.rkey(), &c[k].comp);
+			}
 			if (st == UCS_INPROGRESS)
 				started++;
 			else
