@@ -157,7 +157,9 @@ TEST(Identity, ProcessesAndNodes)
 	ProcessId child{static_cast<uint32_t>(c), 0};
 	for (int i = 0; i < 100 && !child.start; i++)
 		child.start = process_start_time(c);
-	usleep(100 * 1000);
+	// Wait until it is a zombie, without reaping it.
+	siginfo_t si = {};
+	ASSERT_EQ(waitid(P_PID, static_cast<id_t>(c), &si, WEXITED | WNOWAIT), 0);
 	EXPECT_FALSE(process_alive(child)) << "a zombie is not alive";
 	int st = -1;
 	waitpid(c, &st, 0);
