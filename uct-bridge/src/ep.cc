@@ -162,6 +162,13 @@ ucs_status_t check_remote(const RemoteKey *rk, uint64_t remote_addr, uint64_t le
 ucs_status_t Ep::put_short(const void *buffer, unsigned length, uint64_t remote_addr,
 			   uct_rkey_t rkey)
 {
+	// Refused before anything is read or written: the bounce buffer and
+	// the staging slot hold no more.
+	if (length > Iface::kMaxShort) {
+		ucs_error("gaudi_ipc: put_short length %u is above its maximum %zu "
+			  "(put_bcopy or put_zcopy move more)", length, Iface::kMaxShort);
+		return UCS_ERR_INVALID_PARAM;
+	}
 	const RemoteKey *rk = remote_key(rkey);
 	ucs_status_t st = may_start();
 	if (st == UCS_OK)

@@ -22,7 +22,6 @@ namespace gaudi_ipc {
 namespace {
 
 constexpr size_t kMaxIov = 16;
-constexpr size_t kMaxShort = 256;
 
 }  // namespace
 

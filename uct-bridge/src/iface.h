@@ -62,6 +62,10 @@ public:
 	ucs_status_t event_fd_get(int *fd_p);
 	ucs_status_t event_arm(unsigned events);
 
+	// The longest put_short: it goes through the bcopy buffers, which are
+	// never shorter.
+	static constexpr size_t kMaxShort = 256;
+
 	// Used by endpoints.
 	struct Settings {
 		uint64_t sync_copy_max;
