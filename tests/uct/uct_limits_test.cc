@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // What UCX's own gtest (tools/ucx-gtest.sh) showed of the transport, kept
 // here so that CI sees it: a put_short longer than max_short is refused
-// and writes nothing.
+// and writes nothing; an empty operation does not look at the remote key
+// (UCX passes UCT_INVALID_RKEY with empty buffers), and a non-empty one
+// with that key is refused.
 #include <cstring>
 #include <vector>
 
@@ -9,6 +11,18 @@
 
 namespace uct_test {
 namespace {
+
+struct Packed {
+	const unsigned char *src;
+	size_t len;
+};
+size_t pack(void *dest, void *arg)
+{
+	auto *a = static_cast<Packed *>(arg);
+	memcpy(dest, a->src, a->len);
+	return a->len;
+}
+void unpack(void *arg, const void *, size_t len) { *static_cast<size_t *>(arg) = len; }
 
 // Retries while the transport has no room.
 template <typename Op>
@@ -59,6 +73,63 @@ TEST_F(Bridge, PutShortAboveItsMaximumIsRefused)
 			  UCS_OK);
 		ASSERT_EQ(i.flush(ep), UCS_OK);
 		EXPECT_EQ(env().peer().call(kCheck, r.id, 71, 0, 64, 0).a, 0u);
+	}
+	env().peer().call(kFree, r.id);
+}
+
+TEST_F(Bridge, EmptyOperationsDoNotReadTheRemoteKey)
+{
+	RemoteBuffer r = env().remote(0, 65536);
+	ASSERT_NE(r.id, 0u);
+	RemoteKey rk(r.rkey);
+	ASSERT_EQ(rk.status(), UCS_OK);
+	unsigned char buf[64] = {};
+	for (Path path : {Path::Channel, Path::Staged}) {
+		SCOPED_TRACE(path_name(path));
+		Iface &i = env().iface(path);
+		uct_ep_h ep = env().ep(path);
+		// What UCX does with empty buffers: no key, address 0.
+		EXPECT_EQ(retry(i, [&] { return uct_ep_put_short(ep, buf, 0, 0, UCT_INVALID_RKEY); }),
+			  UCS_OK);
+		Packed none{buf, 0};
+		EXPECT_EQ(retry(i, [&] {
+				  return uct_ep_put_bcopy(ep, pack, &none, 0, UCT_INVALID_RKEY);
+			  }),
+			  0);
+		size_t got = 99;
+		EXPECT_EQ(retry(i, [&] {
+				  return uct_ep_get_bcopy(ep, unpack, &got, 0, 0, UCT_INVALID_RKEY,
+							  nullptr);
+			  }),
+			  UCS_OK);
+		EXPECT_EQ(got, 99u) << "nothing to unpack";
+		uct_iov_t iov;
+		memset(&iov, 0, sizeof(iov));
+		iov.buffer = buf;
+		iov.count = 1;
+		EXPECT_EQ(retry(i, [&] {
+				  return uct_ep_put_zcopy(ep, &iov, 1, 0, UCT_INVALID_RKEY, nullptr);
+			  }),
+			  UCS_OK);
+		// Data with no key is a mistake, and said to be one.
+		Packed some{buf, 8};
+		EXPECT_EQ(uct_ep_put_short(ep, buf, 8, 0, UCT_INVALID_RKEY), UCS_ERR_INVALID_PARAM);
+		EXPECT_EQ(uct_ep_put_bcopy(ep, pack, &some, 0, UCT_INVALID_RKEY),
+			  UCS_ERR_INVALID_PARAM);
+		EXPECT_EQ(uct_ep_get_bcopy(ep, unpack, &got, 8, 0, UCT_INVALID_RKEY, nullptr),
+			  UCS_ERR_INVALID_PARAM);
+		Buffer local(Buffer::Host, 4096);
+		Registration lreg(local.addr(), local.size());
+		ASSERT_EQ(lreg.status(), UCS_OK);
+		iov.buffer = local.ptr();
+		iov.length = 8;
+		iov.memh = lreg.memh();
+		EXPECT_EQ(uct_ep_put_zcopy(ep, &iov, 1, 0, UCT_INVALID_RKEY, nullptr),
+			  UCS_ERR_INVALID_PARAM);
+		// The endpoint still works.
+		ASSERT_EQ(retry(i, [&] { return uct_ep_put_short(ep, buf, 8, r.addr, rk.rkey()); }),
+			  UCS_OK);
+		ASSERT_EQ(i.flush(ep), UCS_OK);
 	}
 	env().peer().call(kFree, r.id);
 }

@@ -157,23 +157,37 @@ ucs_status_t check_remote(const RemoteKey *rk, uint64_t remote_addr, uint64_t le
 	return UCS_OK;
 }
 
+// UCX's placeholder for "no key" (what it passes with an empty buffer)
+// names no memory: an operation that moves bytes with it is refused, not
+// read through.
+ucs_status_t check_key(uct_rkey_t rkey)
+{
+	if (rkey == UCT_INVALID_RKEY) {
+		ucs_error("gaudi_ipc: no remote key (UCT_INVALID_RKEY) for an operation "
+			  "that moves data");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	return UCS_OK;
+}
+
 }  // namespace
 
 ucs_status_t Ep::put_short(const void *buffer, unsigned length, uint64_t remote_addr,
 			   uct_rkey_t rkey)
 {
-	// Refused before anything is read or written: the bounce buffer and
-	// the staging slot hold no more.
+	// The length first: UCX passes an invalid key with an empty buffer.
 	if (length > Iface::kMaxShort) {
 		ucs_error("gaudi_ipc: put_short length %u is above its maximum %zu "
 			  "(put_bcopy or put_zcopy move more)", length, Iface::kMaxShort);
 		return UCS_ERR_INVALID_PARAM;
 	}
-	const RemoteKey *rk = remote_key(rkey);
 	ucs_status_t st = may_start();
-	if (st == UCS_OK)
-		st = check_remote(rk, remote_addr, length, true);
 	if (st != UCS_OK || length == 0)
+		return st;
+	if ((st = check_key(rkey)) != UCS_OK)
+		return st;
+	const RemoteKey *rk = remote_key(rkey);
+	if ((st = check_remote(rk, remote_addr, length, true)) != UCS_OK)
 		return st;
 	Path path;
 	if ((st = pick_path(rk, iface_->channels().bounce_ok(), &path)) != UCS_OK)
@@ -197,11 +211,13 @@ ucs_status_t Ep::put_short(const void *buffer, unsigned length, uint64_t remote_
 ssize_t Ep::put_bcopy(uct_pack_callback_t pack_cb, void *arg, uint64_t remote_addr,
 		      uct_rkey_t rkey)
 {
-	const RemoteKey *rk = remote_key(rkey);
 	ucs_status_t st = may_start();
-	if (st == UCS_OK)
-		st = check_remote(rk, remote_addr, 1, true);
 	if (st != UCS_OK)
+		return st;
+	if (rkey == UCT_INVALID_RKEY)
+		return put_bcopy_without_key(pack_cb, arg);
+	const RemoteKey *rk = remote_key(rkey);
+	if ((st = check_remote(rk, remote_addr, 1, true)) != UCS_OK)
 		return st;
 	Path path;
 	if ((st = pick_path(rk, iface_->channels().bounce_ok(), &path)) != UCS_OK)
@@ -232,19 +248,33 @@ ssize_t Ep::put_bcopy(uct_pack_callback_t pack_cb, void *arg, uint64_t remote_ad
 	return len;
 }
 
+ssize_t Ep::put_bcopy_without_key(uct_pack_callback_t pack_cb, void *arg)
+{
+	// Only the length tells an empty put (UCX's way with empty buffers)
+	// from a mistake: pack into a buffer of our own to learn it.
+	std::vector<unsigned char> scratch(iface_->settings().bcopy_size);
+	const size_t len = pack_cb(scratch.data(), arg);
+	if (len == 0)
+		return 0;
+	return check_key(UCT_INVALID_RKEY);
+}
+
 ucs_status_t Ep::get_bcopy(uct_unpack_callback_t unpack_cb, void *arg, size_t length,
 			   uint64_t remote_addr, uct_rkey_t rkey, uct_completion_t *comp)
 {
-	const RemoteKey *rk = remote_key(rkey);
-	ucs_status_t st = may_start();
-	if (st == UCS_OK)
-		st = check_remote(rk, remote_addr, length, false);
-	if (st != UCS_OK)
-		return st;
-	if (length > iface_->settings().bcopy_size)
+	if (length > iface_->settings().bcopy_size) {
+		ucs_error("gaudi_ipc: get_bcopy length %zu is above its maximum %" PRIu64,
+			  length, iface_->settings().bcopy_size);
 		return UCS_ERR_EXCEEDS_LIMIT;
-	if (length == 0)
-		return UCS_OK;
+	}
+	ucs_status_t st = may_start();
+	if (st != UCS_OK || length == 0)
+		return st;
+	if ((st = check_key(rkey)) != UCS_OK)
+		return st;
+	const RemoteKey *rk = remote_key(rkey);
+	if ((st = check_remote(rk, remote_addr, length, false)) != UCS_OK)
+		return st;
 	Path path;
 	if ((st = pick_path(rk, iface_->channels().bounce_ok(), &path)) != UCS_OK)
 		return st;
@@ -307,7 +337,7 @@ ucs_status_t Ep::zcopy(bool get, const uct_iov_t *iov, size_t iovcnt, uint64_t r
 		       uct_rkey_t rkey, uct_completion_t *comp)
 {
 	const RemoteKey *rk = remote_key(rkey);
-	if (iovcnt == 1) {
+	if (iovcnt == 1 && rkey != UCT_INVALID_RKEY) {
 		ucs_status_t st = zcopy_fast(get, iov, remote_addr, rk);
 		if (st != UCS_ERR_LAST)
 			return st;
@@ -339,6 +369,8 @@ ucs_status_t Ep::zcopy(bool get, const uct_iov_t *iov, size_t iovcnt, uint64_t r
 	if (total == 0)
 		return UCS_OK;
 	ucs_status_t st = may_start();
+	if (st == UCS_OK)
+		st = check_key(rkey);
 	if (st == UCS_OK)
 		st = check_remote(rk, remote_addr, total, !get);
 	if (st != UCS_OK)

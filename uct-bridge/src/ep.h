@@ -70,6 +70,8 @@ public:
 	ucs_status_t failed() const { return failed_; }
 
 private:
+	// put_bcopy with UCX's "no key": fine when it packs nothing.
+	ssize_t put_bcopy_without_key(uct_pack_callback_t pack_cb, void *arg);
 	// Whether a new operation may start now (fence, capacity).
 	ucs_status_t may_start();
 	// The path for an operation on memory of this rkey: channel, staged,
