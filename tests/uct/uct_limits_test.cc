@@ -3,7 +3,7 @@
 // here so that CI sees it: a put_short longer than max_short is refused
 // and writes nothing; an empty operation does not look at the remote key
 // (UCX passes UCT_INVALID_RKEY with empty buffers), and a non-empty one
-// with that key is refused.
+// with that key is refused; ep_check reports a peer process that died.
 #include <cstring>
 #include <vector>
 
@@ -132,6 +132,41 @@ TEST_F(Bridge, EmptyOperationsDoNotReadTheRemoteKey)
 		ASSERT_EQ(i.flush(ep), UCS_OK);
 	}
 	env().peer().call(kFree, r.id);
+}
+
+// UCX's test_uct_peer_failure_keepalive.killed fakes a death inside one
+// process; this is the real thing: the peer process is killed, and
+// uct_ep_check, with no operation in between, marks the endpoint failed.
+TEST_F(Bridge, EpCheckReportsADeadPeer)
+{
+	for (Path path : {Path::Channel, Path::Staged}) {
+		SCOPED_TRACE(path_name(path));
+		Peer victim(kSparePeerDevice);
+		ASSERT_TRUE(victim.ok());
+		PeerMsg a = victim.call(kAlloc, 0, 65536);
+		ASSERT_EQ(a.status, 0);
+		PeerMsg g = victim.call(kReg, a.a, 0, 0, 65536);
+		ASSERT_EQ(g.status, 0);
+		RemoteKey rk(std::vector<uint8_t>(g.blob, g.blob + g.blob_len));
+		ASSERT_EQ(rk.status(), UCS_OK);
+		Iface i(Config{{"CHANNELS", path == Path::Channel ? "y" : "n"}});
+		ASSERT_EQ(i.open_status(), UCS_OK);
+		uct_ep_h ep;
+		ASSERT_EQ(i.connect(victim.address(), &ep), UCS_OK);
+		unsigned char buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+		EXPECT_EQ(uct_ep_check(ep, 0, nullptr), UCS_OK);
+		i.progress();
+		ASSERT_EQ(retry(i, [&] { return uct_ep_put_short(ep, buf, 8, a.b, rk.rkey()); }),
+			  UCS_OK) << "a live peer";
+		ASSERT_EQ(i.flush(ep), UCS_OK);
+		victim.kill_now();
+		EXPECT_EQ(uct_ep_check(ep, 0, nullptr), UCS_OK);
+		i.progress();
+		// Only ep_check says ENDPOINT_TIMEOUT; a transfer that met the
+		// dead peer would have failed otherwise.
+		EXPECT_EQ(uct_ep_put_short(ep, buf, 8, a.b, rk.rkey()), UCS_ERR_ENDPOINT_TIMEOUT);
+		uct_ep_destroy(ep);
+	}
 }
 
 }  // namespace uct_test
