@@ -108,7 +108,12 @@ while [ -s "$OUT/todo" ]; do
 	: >"$OUT/log.$round"
 	# Progress, once a minute: cases started so far.
 	before=$(wc -l <"$OUT/results")
-	(while sleep 60; do
+	# (its sleep goes with it: it must not hold our output open)
+	(trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep 60 &
+		nap=$!
+		wait "$nap"
 		echo "ucx-gtest-run.sh: ${LABEL:+$LABEL: }$((before + $(grep -c '^\[ RUN' "$OUT/log.$round"))) of $total cases started"
 	done) &
 	progress=$!
