@@ -3,7 +3,8 @@
 // here so that CI sees it: a put_short longer than max_short is refused
 // and writes nothing; an empty operation does not look at the remote key
 // (UCX passes UCT_INVALID_RKEY with empty buffers), and a non-empty one
-// with that key is refused; ep_check reports a peer process that died.
+// with that key is refused; ep_check reports a peer process that died;
+// puts land in the order they were issued (the perf envelope's end mark).
 #include <cstring>
 #include <vector>
 
@@ -167,6 +168,85 @@ TEST_F(Bridge, EpCheckReportsADeadPeer)
 		EXPECT_EQ(uct_ep_put_short(ep, buf, 8, a.b, rk.rkey()), UCS_ERR_ENDPOINT_TIMEOUT);
 		uct_ep_destroy(ep);
 	}
+}
+
+// UCX's perf envelope ("put bcopy bw") puts the same bytes over and over
+// without waiting, then an end mark into the same place, and its target
+// polls for the mark: a put that overtakes a later one hides the mark
+// for ever (on the staged path the owner served the slots of one look in
+// slot order, so a put in a lower slot, newer, went before an older one
+// in a higher slot).  Then an operation issued while an earlier one
+// waits for staging slots: it lands after it, not between its pieces.
+TEST_F(Bridge, PutsLandInTheOrderIssued)
+{
+	constexpr uint64_t kLen = 2048, kBig = 1 << 20;
+	constexpr int kPuts = 300;
+	RemoteBuffer r = env().remote(0, kBig);
+	ASSERT_NE(r.id, 0u);
+	RemoteKey rk(r.rkey);
+	ASSERT_EQ(rk.status(), UCS_OK);
+	Buffer local(Buffer::Host, kBig);
+	ASSERT_TRUE(local.ok());
+	Registration lreg(local.addr(), local.size());
+	ASSERT_EQ(lreg.status(), UCS_OK);
+	std::vector<unsigned char> src(kLen);
+	uint32_t seed = 500;
+	for (Path path : {Path::Channel, Path::Staged}) {
+		SCOPED_TRACE(path_name(path));
+		Iface &i = env().iface(path);
+		uct_ep_h ep = env().ep(path);
+		for (int k = 0; k <= kPuts; k++) {
+			// The puts, then the mark: the same place, other bytes.
+			const uint32_t s = k < kPuts ? seed : seed + 1;
+			if (k == 0 || k == kPuts)
+				fill(src.data(), kLen, s, 0);
+			Packed a{src.data(), kLen};
+			ASSERT_EQ(retry(i, [&] {
+					  return uct_ep_put_bcopy(ep, pack, &a, r.addr + 64, rk.rkey());
+				  }),
+				  static_cast<ssize_t>(kLen));
+			if (k % 16 == 0)
+				i.progress();  // as the perf test does
+		}
+		ASSERT_EQ(i.flush(ep), UCS_OK);
+		EXPECT_EQ(env().peer().call(kCheck, r.id, seed + 1, 64, kLen, 0).a, 0u)
+			<< "an earlier put overwrote the last one";
+		seed += 2;
+		if (path != Path::Staged)
+			continue;
+		// A put of several staging slots (the peer's are 256 KiB) with
+		// its last pieces waiting for the first ones, then a short put
+		// into its last piece: the short one lands last.  (On the channel
+		// path the zero-copy put, 1 MiB, is copied inside the call.)
+		fill(local.cpu(), kBig, seed, 0);
+		fill(src.data(), 8, seed + 1, 0);
+		uct_iov_t iov;
+		memset(&iov, 0, sizeof(iov));
+		iov.buffer = local.ptr();
+		iov.length = kBig;
+		iov.memh = lreg.memh();
+		iov.count = 1;
+		Completion c;
+		ucs_status_t st = retry(i, [&] {
+			return uct_ep_put_zcopy(ep, &iov, 1, r.addr, rk.rkey(), &c.comp);
+		});
+		ASSERT_TRUE(st == UCS_OK || st == UCS_INPROGRESS) << ucs_status_string(st);
+		ASSERT_EQ(retry(i, [&] {
+				  return uct_ep_put_short(ep, src.data(), 8, r.addr + kBig - 8,
+							  rk.rkey());
+			  }),
+			  UCS_OK);
+		if (st == UCS_INPROGRESS) {
+			ASSERT_TRUE(i.wait(&c.done));
+		}
+		ASSERT_EQ(c.status, UCS_OK);
+		ASSERT_EQ(i.flush(ep), UCS_OK);
+		EXPECT_EQ(env().peer().call(kCheck, r.id, seed, 0, kBig - 8, 0).a, 0u);
+		EXPECT_EQ(env().peer().call(kCheck, r.id, seed + 1, kBig - 8, 8, 0).a, 0u)
+			<< "the zero-copy put's last piece overwrote the short put issued after it";
+		seed += 2;
+	}
+	env().peer().call(kFree, r.id);
 }
 
 }  // namespace uct_test

@@ -3,10 +3,12 @@
 // device: the remote key format, process identities and pidfds, the
 // admission of initiators, the staging mailbox and what it does with
 // hostile fields, the staging server (admitted lanes, waiting for claimed
-// slots, rings), and the registry's pins.
+// slots, rings, the order it moves a lane's pieces in), and the
+// registry's pins.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -608,6 +610,91 @@ TEST(StagingServer, LingerAndSpinAreItsOwnAndBounded)
 		EXPECT_LT(waited, std::chrono::seconds(10));
 		EXPECT_FALSE(s.peer.owner_awake());
 	}
+}
+
+// The pieces of one initiator are moved in the order it posted them,
+// whatever slots they are in: a put posted later into a lower slot does
+// not overtake an earlier one, and a get posted after a put reads what
+// the put wrote.  (UCX's perf envelope writes its end mark last into the
+// place it wrote before, and waits for it.)
+TEST(StagingServer, MovesALanesPiecesInTheOrderPosted)
+{
+	ServerAndLane s;
+	uint64_t word = 0;
+	StagedRegion reg{reinterpret_cast<uintptr_t>(&word), sizeof(word), false, "", true};
+	const uint64_t key = Registry::get().add(reg);
+	const uint64_t first = 1, second = 2, third = 3;
+	ASSERT_EQ(s.peer.claim(), 0);
+	ASSERT_EQ(s.peer.claim(), 1);
+	memcpy(s.peer.staging(1), &first, sizeof(first));
+	s.peer.post(1, SlotOp::Put, key, 0, 8);
+	memcpy(s.peer.staging(0), &second, sizeof(second));
+	s.peer.post(0, SlotOp::Put, key, 0, 8);
+	EXPECT_EQ(s.srv.serve(), 2u);
+	EXPECT_EQ(word, second) << "the put posted first (slot 1) landed last";
+	s.peer.release(0);
+	s.peer.release(1);
+	ASSERT_EQ(s.peer.claim(), 0);
+	ASSERT_EQ(s.peer.claim(), 1);
+	memcpy(s.peer.staging(1), &third, sizeof(third));
+	s.peer.post(1, SlotOp::Put, key, 0, 8);
+	memset(s.peer.staging(0), 0, 8);
+	s.peer.post(0, SlotOp::Get, key, 0, 8);
+	EXPECT_EQ(s.srv.serve(), 2u);
+	uint64_t got = 0;
+	memcpy(&got, s.peer.staging(0), sizeof(got));
+	EXPECT_EQ(got, third) << "the get overtook the put posted before it";
+	s.peer.release(0);
+	s.peer.release(1);
+	Registry::get().remove(key);
+}
+
+// The same while the initiator posts as the server looks at the slots (a
+// look may pass a slot just before a piece is posted into it, and take a
+// later piece in a slot after it): when a piece is done, the memory holds
+// it or a later one, never an earlier one.
+TEST(StagingServer, NoPieceOvertakesAnEarlierOneWhileItServes)
+{
+	ServerAndLane s;
+	uint64_t word = 0;
+	StagedRegion reg{reinterpret_cast<uintptr_t>(&word), sizeof(word), false, "", true};
+	const uint64_t key = Registry::get().add(reg);
+	std::atomic<bool> stop{false};
+	std::thread server([&] {
+		while (!stop.load())
+			if (s.srv.serve() == 0)
+				sched_yield();
+	});
+	constexpr uint64_t kPieces = 10000;
+	uint64_t in_slot[2] = {0, 0};  // the number each slot carries, 0: free
+	uint64_t posted = 0, done = 0, overtaken = 0;
+	const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+	while (done < kPieces && std::chrono::steady_clock::now() < deadline) {
+		for (uint32_t i = 0; i < 2; i++) {
+			if (!in_slot[i] || s.peer.look(i).kind != PieceState::Done)
+				continue;
+			if (__atomic_load_n(&word, __ATOMIC_ACQUIRE) < in_slot[i])
+				overtaken++;
+			s.peer.release(i);
+			in_slot[i] = 0;
+			done++;
+		}
+		const int i = posted < kPieces ? s.peer.claim() : -1;
+		if (i < 0) {
+			sched_yield();  // the server may share this CPU
+			continue;
+		}
+		posted++;
+		memcpy(s.peer.staging(static_cast<uint32_t>(i)), &posted, sizeof(posted));
+		s.peer.post(static_cast<uint32_t>(i), SlotOp::Put, key, 0, 8);
+		in_slot[i] = posted;
+	}
+	stop = true;
+	server.join();
+	EXPECT_EQ(done, kPieces) << "not all served within a minute";
+	EXPECT_EQ(overtaken, 0u) << "pieces done while an earlier one was in the memory";
+	EXPECT_EQ(word, posted);
+	Registry::get().remove(key);
 }
 
 }  // namespace

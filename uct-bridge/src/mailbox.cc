@@ -91,6 +91,7 @@ std::optional<Request> OwnerMailbox::take(uint32_t i) const
 	r.key = read_once(s.key);
 	r.offset = read_once(s.offset);
 	r.length = read_once(s.length);
+	r.seq = read_once(s.seq);
 	r.op = static_cast<SlotOp>(op);
 	r.error = 0;
 	if ((op != static_cast<uint32_t>(SlotOp::Put) &&
@@ -200,13 +201,14 @@ bool PeerMailbox::any_free() const
 }
 
 void PeerMailbox::post(uint32_t i, SlotOp op, uint64_t key, uint64_t offset,
-		       uint64_t length) const
+		       uint64_t length)
 {
 	wire::Slot &s = slot(i);
 	s.op = static_cast<uint32_t>(op);
 	s.key = key;
 	s.offset = offset;
 	s.length = length;
+	s.seq = ++posts_;
 	s.status.store(0, std::memory_order_relaxed);
 	s.ring.store(0, std::memory_order_relaxed);
 	s.word.store(wire::word(wire::kPosted, lane_), std::memory_order_release);

@@ -32,6 +32,14 @@
 // initiator whose lane closed; a piece that ends after its initiator left
 // goes back to FREE rather than DONE.
 //
+// Order: an initiator numbers the pieces it posts (a counter of its own,
+// written into the slot with the request), and the owner moves the pieces
+// of one lane in that order, whatever slots they are in: puts and gets of
+// one initiator land in the order it posted them, as on the channel path
+// (UCX's perftest and programs that poll a flag written last rely on it).
+// The number orders that lane's own pieces only, so whatever a peer
+// writes there reorders nothing but its own.
+//
 // Waking: an owner that serves says so in a control word (a hint: a peer
 // that sees it awake does not ring); the owner clears it and looks for
 // posted slots once more, a peer posts and then reads it, both with full
@@ -99,6 +107,7 @@ struct alignas(64) Slot {
 	uint64_t key;                 // the owner's registry key
 	uint64_t offset;              // into that registration
 	uint64_t length;              // bytes, at most the slot size
+	uint64_t seq;                 // the initiator's count of its posts
 	std::atomic<int32_t> status;  // the owner's answer, valid in DONE
 	std::atomic<uint32_t> ring;   // the initiator sleeps until DONE
 };
@@ -115,6 +124,7 @@ struct Request {
 	uint32_t lane;
 	SlotOp op;
 	uint64_t key, offset, length;
+	uint64_t seq;  // the lane's order of its pieces (its own word)
 	int error;  // 0, or -EINVAL for an impossible operation or length
 };
 
@@ -187,8 +197,8 @@ public:
 	// Claims the lowest free slot for this lane; -1 if none is free.
 	int claim() const;
 	bool any_free() const;
-	// Posts a claimed slot.
-	void post(uint32_t i, SlotOp op, uint64_t key, uint64_t offset, uint64_t length) const;
+	// Posts a claimed slot, numbered after every piece posted before.
+	void post(uint32_t i, SlotOp op, uint64_t key, uint64_t offset, uint64_t length);
 	// Where a posted piece is, by the owner's word, read once and checked:
 	// a state this initiator cannot be in, or a status no errno, is Lost.
 	PieceState look(uint32_t i) const;
@@ -210,6 +220,7 @@ private:
 	}
 	Geometry g_;
 	uint32_t lane_ = 0;
+	uint64_t posts_ = 0;
 	hlipc::Mapping map_;
 };
 

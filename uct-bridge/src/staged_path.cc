@@ -304,6 +304,8 @@ void StagedPath::post(StagedPeer &p, uint32_t slot, Op *op, SlotOp sop, uint64_t
 ucs_status_t StagedPath::put_short(Ep *ep, StagedPeer &p, const void *buffer,
 				   unsigned length, uint64_t key, uint64_t offset)
 {
+	if (!backlog_.empty())
+		return UCS_ERR_NO_RESOURCE;  // after the operations waiting for slots
 	int slot = claim(p);
 	if (slot < 0)
 		return UCS_ERR_NO_RESOURCE;
@@ -323,7 +325,10 @@ ssize_t StagedPath::put_bcopy(Ep *ep, StagedPeer &p, uct_pack_callback_t pack_cb
 	const uint64_t slot_size = p.mb.geometry().slot_size;
 	if (set_.bcopy_size <= slot_size) {
 		// The packer writes at most max_bcopy (our BCOPY_SIZE), which
-		// fits the peer's slot: straight into it.
+		// fits the peer's slot: straight into it, after the operations
+		// waiting for slots.
+		if (!backlog_.empty())
+			return UCS_ERR_NO_RESOURCE;
 		int slot = claim(p);
 		if (slot < 0)
 			return UCS_ERR_NO_RESOURCE;
@@ -365,7 +370,7 @@ ssize_t StagedPath::put_bcopy(Ep *ep, StagedPeer &p, uct_pack_callback_t pack_cb
 	op->key = key;
 	op->remote_off = offset;
 	op->peer = peers_.at(p.nonce);
-	st = post_pieces(op);
+	st = backlog_.empty() ? post_pieces(op) : UCS_INPROGRESS;
 	if (st == UCS_INPROGRESS) {
 		backlog_.push_back(op);
 	} else {
@@ -382,7 +387,7 @@ ucs_status_t StagedPath::get_bcopy(Ep *ep, StagedPeer &p, uct_unpack_callback_t 
 	const bool one_slot = length <= p.mb.geometry().slot_size;
 	int slot = -1;
 	if (one_slot) {
-		if ((slot = claim(p)) < 0)
+		if (!backlog_.empty() || (slot = claim(p)) < 0)
 			return UCS_ERR_NO_RESOURCE;
 	} else if (!p.mb.any_free()) {
 		return UCS_ERR_NO_RESOURCE;
@@ -407,7 +412,7 @@ ucs_status_t StagedPath::get_bcopy(Ep *ep, StagedPeer &p, uct_unpack_callback_t 
 	op->bounce.resize(length);
 	op->pieces.push_back(Piece{reinterpret_cast<uintptr_t>(op->bounce.data()), length,
 				   kHostDevice});
-	ucs_status_t st = post_pieces(op);
+	ucs_status_t st = backlog_.empty() ? post_pieces(op) : UCS_INPROGRESS;
 	if (st == UCS_INPROGRESS) {
 		backlog_.push_back(op);
 	} else {
@@ -440,7 +445,7 @@ ucs_status_t StagedPath::zcopy(Ep *ep, const std::shared_ptr<StagedPeer> &peer, 
 					   m->device ? m->dev : kHostDevice});
 		op->total += len;
 	}
-	ucs_status_t st = post_pieces(op);
+	ucs_status_t st = backlog_.empty() ? post_pieces(op) : UCS_INPROGRESS;
 	if (UCS_STATUS_IS_ERR(st) && op->parts == 0) {
 		ops_.discard(op);
 		return st;

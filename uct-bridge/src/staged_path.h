@@ -12,7 +12,10 @@
 // the initiator takes the result (for a get: moves it out of the slot)
 // and frees the slot.  At most STAGING_DEPTH pieces of one operation are
 // out at once; each is posted as soon as it is in staging, so the two
-// DMA engines work at the same time.  Every wait on the peer is bounded:
+// DMA engines work at the same time.  Pieces are posted in the order
+// their operations were issued (an operation issued while earlier ones
+// wait for slots waits behind them), and the owner moves them in that
+// order (mailbox.h, "Order").  Every wait on the peer is bounded:
 // a piece the peer neither serves nor finishes within PEER_TIMEOUT fails
 // (a piece it is serving is abandoned: its slot is freed once the peer
 // ends it), a peer whose line hangs up or whose process exits fails its

@@ -182,9 +182,7 @@ unsigned StagingServer::serve_locked()
 	// they allocated.
 	std::vector<Item> &items = items_;
 	items.clear();
-	for (uint32_t i = 0; i < mb_.geometry().slots; i++)
-		if (auto r = mb_.take(i))
-			items.push_back(Item{*r, 0, -1, false, Registry::Pin()});
+	take_in_order(&items);
 	if (!items.empty()) {
 		for (auto &kv : copies_)
 			kv.second.clear();
@@ -222,6 +220,31 @@ unsigned StagingServer::serve_locked()
 	}
 	sweep_departed();
 	return static_cast<unsigned>(items.size());
+}
+
+void StagingServer::take_in_order(std::vector<Item> *items)
+{
+	// Every posted slot, looked at again until a look takes none more:
+	// a piece posted before one this look took (into a slot the look had
+	// passed already) is seen by the next look, since its post came
+	// before the one seen here.  So the pieces taken hold every piece
+	// their lanes posted before them, and moved in each lane's order
+	// (sorted by its numbers) no later piece overtakes an earlier one,
+	// in this call or across calls.  Once every slot is taken there can
+	// be nothing else to take; a peer that keeps rewriting slots cannot
+	// hold the loop for more looks than there are slots.
+	const uint32_t slots = mb_.geometry().slots;
+	for (;;) {
+		const size_t before = items->size();
+		for (uint32_t i = 0; i < slots; i++)
+			if (auto r = mb_.take(i))
+				items->push_back(Item{*r, 0, -1, false, Registry::Pin()});
+		if (items->size() == before || items->size() >= slots)
+			break;
+	}
+	std::stable_sort(items->begin(), items->end(), [](const Item &a, const Item &b) {
+		return a.req.lane != b.req.lane ? a.req.lane < b.req.lane : a.req.seq < b.req.seq;
+	});
 }
 
 int StagingServer::plan(Item &it)

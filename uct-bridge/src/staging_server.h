@@ -2,7 +2,8 @@
 // The owner's half of the staged path: an interface's mailbox, the
 // initiators it admitted (its lanes), and the serving of what they post.
 // A put's data waits in the slot's staging memory and is moved into the
-// registered memory; a get's is moved out of it into the slot.  Device
+// registered memory; a get's is moved out of it into the slot.  The
+// pieces of one initiator are moved in the order it posted them.  Device
 // memory is moved by this process's DMA engine of that device, host
 // memory by the CPU (with the kernel's checks: memory unmapped since it
 // was registered gives an error, not a crash).
@@ -89,6 +90,9 @@ private:
 	// Checks a request and moves it if host memory; device memory is
 	// queued on its device's plan.  0 or -errno.
 	int plan(Item &it);
+	// Takes every posted slot into *items, each lane's pieces in the
+	// order it posted them (mailbox.h, "Order").
+	void take_in_order(std::vector<Item> *items);
 	unsigned serve_locked();
 	void sweep_departed();
 	void ring_lane(uint32_t lane);
