@@ -86,8 +86,23 @@
 #define SIM_SM_FIRST_USER_MON	125
 #define SIM_SM_FIRST_USER_CQ	2
 
-/* Queue managers whose fence counters the emulation keeps: PDMA0, PDMA1. */
-#define SIM_SM_QMANS		2
+/*
+ * The queue managers of the engines the device has: PDMA0, PDMA1 and the
+ * eight EDMAs (sim_queue.c).
+ */
+#define SIM_QMANS		10
+/* HL_INFO_HW_IP_INFO: every EDMA enabled (GAUDI2_EDMA_FULL_MASK). */
+#define SIM_EDMA_ENABLED_MASK	0xff
+
+struct sim_qman {
+	u32 first_queue;		/* stream 0's queue id */
+	u32 fence_reg;			/* CP_FENCE0_RDATA_0, from CFG_BASE */
+	u32 engine_id;			/* GAUDI2_*ENGINE_ID_* */
+	u32 user_streams;		/* streams open to users, from 0 */
+	const char *name;
+};
+
+extern const struct sim_qman sim_qmans[SIM_QMANS];
 
 struct sim_mon {
 	u32 pay_addrl, pay_addrh, pay_data;
@@ -100,7 +115,7 @@ struct sim_mon {
 struct sim_sm {
 	u32 sob[GAUDI2_SM_NUM_SOBS];
 	struct sim_mon mon[GAUDI2_SM_NUM_MONS];
-	u32 fence[SIM_SM_QMANS][GAUDI2_QM_FENCE_CPS][GAUDI2_QM_FENCE_IDS];
+	u32 fence[SIM_QMANS][GAUDI2_QM_FENCE_CPS][GAUDI2_QM_FENCE_IDS];
 };
 
 /* Why a CS was refused, for HL_INFO_CS_COUNTERS. */
@@ -164,6 +179,7 @@ struct sim_device {
 
 	/* What a CS did to the device (HL_INFO_*). */
 	atomic_t cs_inflight;		/* CSs submitted, not completed */
+	atomic_t qman_busy[SIM_QMANS];	/* of those, the ones using each */
 	atomic64_t busy_ns;		/* time with CSs in flight before... */
 	ktime_t busy_since;		/* ...the current busy period */
 	atomic64_t cs_drops[SIM_DROP_NR];
@@ -330,6 +346,7 @@ void sim_cb_ctx_fini(struct sim_ctx *ctx);
 
 /* sim_queue.c */
 int sim_queue_validate(const struct hl_cs_chunk *ch);
+int sim_queue_qman(u32 queue);
 bool sim_queue_enabled(u32 queue);
 bool sim_queue_cb_address_valid(u64 addr, u32 size);
 

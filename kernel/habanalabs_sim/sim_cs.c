@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * habanalabs_sim: command submission on the PDMA queues and the queue
- * managers that execute it, plus WAIT_CS.
+ * habanalabs_sim: command submission on the PDMA and EDMA queues and the
+ * queue managers that execute it, plus WAIT_CS.
  *
  * As on Gaudi2, a CS names its command buffers by their device address:
  * memory of the submitter mapped into the device (sim_queue.c says which
@@ -87,6 +87,7 @@ struct sim_cs {
 	ktime_t deadline;		/* KTIME_MAX: none */
 	s64 timestamp_ns;
 	unsigned long nops;		/* commands of all jobs */
+	unsigned long qmans;		/* bit per sim_qmans[] its jobs use */
 	bool has_fence;			/* may wait: never run inline */
 	unsigned int njobs;
 	struct sim_job jobs[];
@@ -155,17 +156,27 @@ static void sim_cs_put(struct sim_cs *cs)
 
 /* ---- the device's busy time ---------------------------------------- */
 
-static void sim_busy_begin(struct sim_device *sdev)
+static void sim_busy_begin(struct sim_cs *cs)
 {
+	struct sim_device *sdev = cs->ctx->sdev;
+	unsigned int qm;
+
 	spin_lock(&sdev->event_lock);
+	for_each_set_bit(qm, &cs->qmans, SIM_QMANS)
+		atomic_inc(&sdev->qman_busy[qm]);
 	if (atomic_inc_return(&sdev->cs_inflight) == 1)
 		sdev->busy_since = ktime_get();
 	spin_unlock(&sdev->event_lock);
 }
 
-static void sim_busy_end(struct sim_device *sdev)
+static void sim_busy_end(struct sim_cs *cs)
 {
+	struct sim_device *sdev = cs->ctx->sdev;
+	unsigned int qm;
+
 	spin_lock(&sdev->event_lock);
+	for_each_set_bit(qm, &cs->qmans, SIM_QMANS)
+		atomic_dec(&sdev->qman_busy[qm]);
 	if (atomic_dec_and_test(&sdev->cs_inflight))
 		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), sdev->busy_since)),
 			     &sdev->busy_ns);
@@ -688,7 +699,7 @@ static void sim_cs_execute(struct sim_cs *cs)
 	ctx->cs_pending_count--;
 	ctx->cs_pending_ops -= cs->nops;
 	spin_unlock(&ctx->cs_lock);
-	sim_busy_end(ctx->sdev);
+	sim_busy_end(cs);
 	complete_all(&cs->done);
 	/* Drops the pending list's reference. */
 	sim_cs_put(cs);
@@ -860,6 +871,7 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 		cs->njobs = i + 1;	/* release frees what was built */
 		if (rc)
 			goto err;
+		cs->qmans |= BIT(sim_queue_qman(chunks[i].queue_index));
 		/* Bounds the kernel memory one CS can pin down. */
 		total_ops += cs->jobs[i].nops;
 		if (total_ops > SIM_MAX_CS_DMA_OPS) {
@@ -897,7 +909,7 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	cs->seq = seq;
 	list_add_tail(&cs->node, &ctx->cs_pending);
 	spin_unlock(&ctx->cs_lock);
-	sim_busy_begin(ctx->sdev);
+	sim_busy_begin(cs);
 	/* From here the engine owns cs; it may be gone once started. */
 	sim_cs_start(cs);
 

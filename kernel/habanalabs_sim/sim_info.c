@@ -60,8 +60,8 @@ static int sim_info_hw_ip(struct sim_device *sdev, struct hl_info_args *args)
 	hw.dram_enabled = 1;
 	hw.dram_page_size = PAGE_SIZE;
 	hw.device_mem_alloc_default_page_size = PAGE_SIZE;
-	/* The two PCI DMA engines carry every queue this device has. */
-	hw.edma_enabled_mask = 0;
+	/* The EDMA engines a Gaudi2 without a binned one has (sim_queue.c). */
+	hw.edma_enabled_mask = SIM_EDMA_ENABLED_MASK;
 	strscpy(hw.cpucp_version, "habanalabs_sim", sizeof(hw.cpucp_version));
 	strscpy(hw.card_name, "HLSIM", sizeof(hw.card_name));
 	return sim_info_out(args, &hw, sizeof(hw));
@@ -95,18 +95,22 @@ u64 sim_device_busy_ns(struct sim_device *sdev)
 	return busy;
 }
 
-/* The PDMA engines are busy while a CS is in flight (they run them all). */
+/* An engine is busy while a CS with a job on one of its queues is in flight. */
+static bool sim_qman_busy(struct sim_device *sdev, unsigned int qm)
+{
+	return atomic_read(&sdev->qman_busy[qm]) > 0;
+}
+
 static int sim_info_hw_idle(struct sim_device *sdev, struct hl_info_args *args)
 {
 	struct hl_info_hw_idle idle = {};
+	unsigned int qm;
 
-	if (atomic_read(&sdev->cs_inflight)) {
-		idle.busy_engines_mask_ext[0] = BIT_ULL(GAUDI2_ENGINE_ID_PDMA_0) |
-						BIT_ULL(GAUDI2_ENGINE_ID_PDMA_1);
-		idle.busy_engines_mask = lower_32_bits(idle.busy_engines_mask_ext[0]);
-	} else {
-		idle.is_idle = 1;
-	}
+	for (qm = 0; qm < SIM_QMANS; qm++)
+		if (sim_qman_busy(sdev, qm))
+			idle.busy_engines_mask_ext[0] |= BIT_ULL(sim_qmans[qm].engine_id);
+	idle.busy_engines_mask = lower_32_bits(idle.busy_engines_mask_ext[0]);
+	idle.is_idle = !atomic_read(&sdev->cs_inflight);
 	return sim_info_out(args, &idle, sizeof(idle));
 }
 
@@ -114,17 +118,20 @@ static int sim_info_engine_status(struct sim_device *sdev,
 				  struct hl_info_args *args)
 {
 	void __user *out = u64_to_user_ptr(args->return_pointer);
-	bool busy = atomic_read(&sdev->cs_inflight);
-	char text[160];
+	char text[512];		/* 10 lines of at most 32 bytes */
+	unsigned int qm;
 	int len;
 
 	if (args->return_size < SZ_1K || args->return_size > HL_ENGINES_DATA_MAX_SIZE ||
 	    !out)
 		return -EINVAL;
 	len = scnprintf(text, sizeof(text),
-			"\nDMA  is_idle  engine_id\n---  -------  ---------\nPDMA0  %c  %d\nPDMA1  %c  %d\n",
-			busy ? 'N' : 'Y', GAUDI2_ENGINE_ID_PDMA_0,
-			busy ? 'N' : 'Y', GAUDI2_ENGINE_ID_PDMA_1);
+			"\nDMA  is_idle  engine_id\n---  -------  ---------\n");
+	for (qm = 0; qm < SIM_QMANS; qm++)
+		len += scnprintf(text + len, sizeof(text) - len, "%s  %c  %u\n",
+				 sim_qmans[qm].name,
+				 sim_qman_busy(sdev, qm) ? 'N' : 'Y',
+				 sim_qmans[qm].engine_id);
 	args->user_buffer_actual_size = len;
 	return copy_to_user(out, text, len) ? -EFAULT : 0;
 }

@@ -18,11 +18,51 @@
  *   PDMA_0_0, PDMA_0_1 and PDMA_1_0 only; the other PDMA streams are not
  *   enabled for users.
  *
- * The emulated device has the two PDMA engines and nothing else that
- * runs user queues, so every other queue is one whose engine is not
- * enabled.
+ * gaudi2_is_queue_enabled() opens all four streams of an EDMA queue
+ * manager whose engine is initialised, and gaudi2_set_edma_binning_masks()
+ * enables all eight EDMA engines (GAUDI2_EDMA_FULL_MASK) of a device
+ * without a binned one; HL_INFO_HW_IP_INFO reports that mask.
+ *
+ * The emulated device has the two PDMA engines and the eight EDMA
+ * engines, and nothing else that runs user queues (no MME, TPC, NIC or
+ * rotator), so every other queue is one whose engine is not enabled.
+ * Each engine has one queue manager (sim_qmans[]), whose streams share
+ * its fence counters (sim_sm.c) and whose busy state HL_INFO_HW_IDLE
+ * reports.
  */
 #include "sim.h"
+
+#define SIM_EDMA_QM(d, i, first)					\
+	{ first, GAUDI2_DCORE0_EDMA0_QM_CP_FENCE0_RDATA_0 +		\
+		 (d) * GAUDI2_DCORE_OFFSET + (i) * GAUDI2_EDMA_INSTANCE_OFFSET,\
+	  GAUDI2_DCORE##d##_ENGINE_ID_EDMA_##i, 4, "DCORE" #d "_EDMA" #i }
+
+/* Queue managers by index; the EDMAs in edma_enabled_mask bit order. */
+const struct sim_qman sim_qmans[SIM_QMANS] = {
+	{ GAUDI2_QUEUE_ID_PDMA_0_0, GAUDI2_PDMA0_QM_CP_FENCE0_RDATA_0,
+	  GAUDI2_ENGINE_ID_PDMA_0, 2, "PDMA0" },
+	{ GAUDI2_QUEUE_ID_PDMA_1_0, GAUDI2_PDMA1_QM_CP_FENCE0_RDATA_0,
+	  GAUDI2_ENGINE_ID_PDMA_1, 1, "PDMA1" },
+	SIM_EDMA_QM(0, 0, GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0),
+	SIM_EDMA_QM(0, 1, GAUDI2_QUEUE_ID_DCORE0_EDMA_1_0),
+	SIM_EDMA_QM(1, 0, GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0),
+	SIM_EDMA_QM(1, 1, GAUDI2_QUEUE_ID_DCORE1_EDMA_1_0),
+	SIM_EDMA_QM(2, 0, GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0),
+	SIM_EDMA_QM(2, 1, GAUDI2_QUEUE_ID_DCORE2_EDMA_1_0),
+	SIM_EDMA_QM(3, 0, GAUDI2_QUEUE_ID_DCORE3_EDMA_0_0),
+	SIM_EDMA_QM(3, 1, GAUDI2_QUEUE_ID_DCORE3_EDMA_1_0),
+};
+
+int sim_queue_qman(u32 queue)
+{
+	unsigned int i;
+
+	for (i = 0; i < SIM_QMANS; i++)
+		if (queue >= sim_qmans[i].first_queue &&
+		    queue < sim_qmans[i].first_queue + 4)
+			return i;
+	return -1;
+}
 
 int sim_queue_validate(const struct hl_cs_chunk *ch)
 {
@@ -35,16 +75,13 @@ int sim_queue_validate(const struct hl_cs_chunk *ch)
 	return 0;
 }
 
+/* The first user_streams streams of each queue manager are open. */
 bool sim_queue_enabled(u32 queue)
 {
-	switch (queue) {
-	case GAUDI2_QUEUE_ID_PDMA_0_0:
-	case GAUDI2_QUEUE_ID_PDMA_0_1:
-	case GAUDI2_QUEUE_ID_PDMA_1_0:
-		return true;
-	default:
-		return false;
-	}
+	int qm = sim_queue_qman(queue);
+
+	return qm >= 0 &&
+	       queue - sim_qmans[qm].first_queue < sim_qmans[qm].user_streams;
 }
 
 static bool sim_area_inside(u64 addr, u32 size, u64 start, u64 end)

@@ -2,7 +2,7 @@
 /*
  * habanalabs_sim: the part of Gaudi2's configuration space that user
  * queues write: DCORE0's sync manager (sync objects and monitors) and the
- * fence counters of the PDMA queue managers.
+ * fence counters of the PDMA and EDMA queue managers.
  *
  * A queue writes there with MSG_LONG (a full address) or MSG_SHORT (an
  * offset from base 0, the monitors, or base 1, the SOBs, which is where
@@ -53,19 +53,17 @@ void sim_sm_reset(struct sim_device *sdev)
 /* The fence counter a register offset names, or NULL. */
 static u32 *sim_sm_fence_reg(struct sim_sm *sm, u32 reg)
 {
-	static const u32 bases[SIM_SM_QMANS] = {
-		GAUDI2_PDMA0_QM_CP_FENCE0_RDATA_0,
-		GAUDI2_PDMA1_QM_CP_FENCE0_RDATA_0,
-	};
 	const u32 span = 4 * GAUDI2_QM_FENCE_IDS * GAUDI2_QM_FENCE_CPS;
 	unsigned int q, i;
+	u32 base;
 
 	if (reg & 3)
 		return NULL;
-	for (q = 0; q < SIM_SM_QMANS; q++) {
-		if (reg < bases[q] || reg >= bases[q] + span)
+	for (q = 0; q < SIM_QMANS; q++) {
+		base = sim_qmans[q].fence_reg;
+		if (reg < base || reg >= base + span)
 			continue;
-		i = (reg - bases[q]) / 4;	/* id * CPS + cp */
+		i = (reg - base) / 4;	/* id * CPS + cp */
 		return &sm->fence[q][i % GAUDI2_QM_FENCE_CPS][i / GAUDI2_QM_FENCE_CPS];
 	}
 	return NULL;
@@ -101,7 +99,7 @@ int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value)
 	/* MON_STATUS is read-only. */
 	if (reg >= GAUDI2_SM_MON_STATUS_0 && reg < SIM_SM_MON_END)
 		return -EINVAL;
-	/* A fence register of either PDMA queue manager. */
+	/* A fence register of a queue manager the device has. */
 	return sim_sm_fence_reg(sdev->sm, reg) ? 0 : -EINVAL;
 }
 
@@ -288,9 +286,13 @@ void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value)
 bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, u8 id, u8 target,
 		       u8 dec)
 {
-	u32 *cnt = &sdev->sm->fence[queue / 4 - GAUDI2_QUEUE_ID_PDMA_0_0 / 4]
-				   [queue % 4][id];
+	int qm = sim_queue_qman(queue);
+	u32 *cnt;
 
+	/* Only queues sim_queue_enabled() accepted get here. */
+	if (WARN_ON_ONCE(qm < 0))
+		return false;
+	cnt = &sdev->sm->fence[qm][queue - sim_qmans[qm].first_queue][id];
 	if (*cnt < target)
 		return false;
 	*cnt -= min_t(u32, dec, *cnt);

@@ -240,8 +240,8 @@ TEST_F(SimInfo, BusyWhileCsInFlight)
 	hl_info_hw_idle idle;
 	ASSERT_EQ(info_obj(d.fd(), HL_INFO_HW_IDLE, &idle), 0);
 	EXPECT_EQ(idle.is_idle, 0u);
-	EXPECT_EQ(idle.busy_engines_mask_ext[0],
-		  (1ull << GAUDI2_ENGINE_ID_PDMA_0) | (1ull << GAUDI2_ENGINE_ID_PDMA_1));
+	// Only the engine of the CS's queue (PDMA_0_0) is busy.
+	EXPECT_EQ(idle.busy_engines_mask_ext[0], 1ull << GAUDI2_ENGINE_ID_PDMA_0);
 	hl_info_device_utilization util;
 	ASSERT_EQ(info_obj(d.fd(), HL_INFO_DEVICE_UTILIZATION, &util), 0);
 	EXPECT_EQ(util.utilization, 100u);

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sim_util.h"
@@ -361,4 +363,109 @@ TEST_F(SimSync, InfoNamesTheFirstUserSyncObjects)
 	a.dcore_id = 1;
 	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a), 0);
 	EXPECT_EQ(sm.first_available_sync_object, 0u);
+}
+
+namespace {
+
+int info_into(int fd, uint32_t op, void *out, uint32_t size)
+{
+	hl_info_args a{};
+	a.op = op;
+	a.return_pointer = reinterpret_cast<uintptr_t>(out);
+	a.return_size = size;
+	return xioctl(fd, DRM_IOCTL_HL_INFO, &a);
+}
+
+// CP_FENCE0_RDATA_0 of DCORE<dcore> EDMA<inst>'s queue manager.
+uint64_t edma_fence_reg(uint32_t dcore, uint32_t inst)
+{
+	return GAUDI2_CFG_BASE + GAUDI2_DCORE0_EDMA0_QM_CP_FENCE0_RDATA_0 +
+	       dcore * GAUDI2_DCORE_OFFSET + inst * GAUDI2_EDMA_INSTANCE_OFFSET;
+}
+
+}  // namespace
+
+// The eight EDMA engines of a Gaudi2 without a binned one: reported in
+// edma_enabled_mask, every stream of each runs LIN_DMA, each queue
+// manager has its own fence counters, and HL_INFO_HW_IDLE and
+// HL_INFO_ENGINE_STATUS report the engine busy while its CS is in flight.
+TEST_F(SimSync, EdmaEnginesRunTheirQueues)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	hl_info_hw_ip_info hw{};
+	ASSERT_EQ(info_into(d.fd(), HL_INFO_HW_IP_INFO, &hw, sizeof(hw)), 0);
+	EXPECT_EQ(hw.edma_enabled_mask, 0xffu);
+
+	// 8 engines x 4 streams, each copying its own 128-byte slice.
+	static const uint32_t first[8] = {
+		GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0, GAUDI2_QUEUE_ID_DCORE0_EDMA_1_0,
+		GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0, GAUDI2_QUEUE_ID_DCORE1_EDMA_1_0,
+		GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0, GAUDI2_QUEUE_ID_DCORE2_EDMA_1_0,
+		GAUDI2_QUEUE_ID_DCORE3_EDMA_0_0, GAUDI2_QUEUE_ID_DCORE3_EDMA_1_0};
+	DevBuf buf(d, 2 * kPage);
+	ASSERT_TRUE(buf.ok());
+	fill_pattern(buf.data(), kPage, 21);
+	memset(buf.data() + kPage, 0, kPage);
+	std::vector<std::pair<std::vector<uint32_t>, uint32_t>> jobs;
+	for (uint32_t e = 0; e < 8; e++) {
+		for (uint32_t s = 0; s < 4; s++) {
+			uint32_t off = (e * 4 + s) * 128;
+			std::vector<uint32_t> w;
+			put_lin_dma(w, buf.va + kPage + off, buf.va + off, 128);
+			jobs.emplace_back(w, first[e] + s);
+		}
+	}
+	uint32_t st = ~0u;
+	ASSERT_EQ(run_cs(d, jobs, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(memcmp(buf.data() + kPage, buf.data(), kPage), 0);
+
+	// DCORE3 EDMA1 stream 3 waits on its fence 2 (CP 3), which a PDMA
+	// queue raises; the same fence of DCORE3 EDMA0 is another counter.
+	memset(buf.data() + kPage, 0, kPage);
+	std::vector<uint32_t> waiter, raiser;
+	put_fence(waiter, 2, 1, 1);
+	put_lin_dma(waiter, buf.va + kPage, buf.va, 256);
+	put_msg_long(raiser, edma_fence_reg(3, 0) + 4 * (2 * GAUDI2_QM_FENCE_CPS + 3), 1);
+	put_msg_long(raiser, edma_fence_reg(3, 1) + 4 * (2 * GAUDI2_QM_FENCE_CPS + 3), 1);
+	jobs.clear();
+	jobs.emplace_back(waiter, GAUDI2_QUEUE_ID_DCORE3_EDMA_1_3);
+	jobs.emplace_back(raiser, GAUDI2_QUEUE_ID_PDMA_0_0);
+	ASSERT_EQ(run_cs(d, jobs, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(memcmp(buf.data() + kPage, buf.data(), 256), 0);
+	// DCORE3 EDMA0's counter kept the 1 it got: its FENCE passes at once.
+	std::vector<uint32_t> other;
+	put_fence(other, 2, 1, 1);
+	jobs.clear();
+	jobs.emplace_back(other, GAUDI2_QUEUE_ID_DCORE3_EDMA_0_3);
+	ASSERT_EQ(run_cs(d, jobs, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+
+	// Busy: only the engine whose queue has a CS in flight.
+	std::vector<uint32_t> w;
+	put_lin_dma(w, buf.va + kPage, buf.va, 64);
+	uint64_t cb, seq;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	set_cs_delay_ms(1500);
+	ASSERT_EQ(d.cs_one(cb, w.size() * 4, &seq, GAUDI2_QUEUE_ID_DCORE1_EDMA_0_2), 0);
+	hl_info_hw_idle idle{};
+	ASSERT_EQ(info_into(d.fd(), HL_INFO_HW_IDLE, &idle, sizeof(idle)), 0);
+	EXPECT_EQ(idle.is_idle, 0u);
+	EXPECT_EQ(idle.busy_engines_mask_ext[0], 1ull << GAUDI2_DCORE1_ENGINE_ID_EDMA_0);
+	std::vector<char> text(1024, 0);
+	ASSERT_EQ(info_into(d.fd(), HL_INFO_ENGINE_STATUS, text.data(), text.size()), 0);
+	std::string s(text.data());
+	EXPECT_NE(s.find("DCORE1_EDMA0  N  11\n"), std::string::npos) << s;
+	EXPECT_NE(s.find("DCORE3_EDMA1  Y  34\n"), std::string::npos) << s;
+	EXPECT_NE(s.find("PDMA0  Y  45\n"), std::string::npos) << s;
+	ASSERT_EQ(d.wait(seq, 30ull * 1000 * 1000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	set_cs_delay_ms(0);
+	ASSERT_EQ(info_into(d.fd(), HL_INFO_HW_IDLE, &idle, sizeof(idle)), 0);
+	EXPECT_EQ(idle.is_idle, 1u);
+	EXPECT_EQ(idle.busy_engines_mask_ext[0], 0u);
+	EXPECT_EQ(d.cb_free(cb), 0);
+	EXPECT_EQ(buf.release(), 0);
 }
