@@ -53,12 +53,17 @@
 /* Outcomes of timestamped CSs kept past their fence, as the driver's. */
 #define SIM_CS_OUTCOMES		256
 
-/* Commands (LIN_DMA of non-zero size, MSG_*, FENCE) in one CS. */
+/*
+ * Commands (LIN_DMA of non-zero size, MSG_*, FENCE) one CS may hold in
+ * kernel memory: a run of the same LIN_DMA is one command, however long.
+ * The real driver keeps nothing per packet (the queue reads the CB
+ * itself); the emulation parses CBs at submission, so it bounds that.
+ */
 #define SIM_MAX_CS_DMA_OPS	65536
 
 /*
  * Commands of all the CSs a context has in flight: what pending
- * work may hold in kernel memory (about 4 MiB of operations).  A CS that
+ * work may hold in kernel memory (about 5 MiB of operations).  A CS that
  * would exceed it is refused with EAGAIN, as a full queue is.
  */
 #define SIM_MAX_PENDING_DMA_OPS	(1u << 16)

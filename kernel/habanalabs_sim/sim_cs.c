@@ -6,12 +6,13 @@
  * As on Gaudi2, a CS names its command buffers by their device address:
  * memory of the submitter mapped into the device (sim_queue.c says which
  * queues and addresses are accepted).  At submission every command
- * buffer is fetched from there (so later writes to it cannot change a
- * validated CS), parsed into commands, and each address range a LIN_DMA
- * or MSG_LONG names in memory is resolved in the submitter's VA space,
- * taking a reference on the memory behind it.  Execution, on the device's
- * ordered workqueue, therefore touches only memory the submitter mapped,
- * even if it unmaps or exits meanwhile.
+ * buffer is read from there a window at a time and parsed into commands
+ * (so later writes to it cannot change a validated CS; a run of the same
+ * LIN_DMA is one command, run as often as the CB repeats it), and each
+ * address range a LIN_DMA or MSG_LONG names in memory is resolved in the
+ * submitter's VA space, taking a reference on the memory behind it.
+ * Execution, on the device's ordered workqueue, therefore touches only
+ * memory the submitter mapped, even if it unmaps or exits meanwhile.
  *
  * The packets a queue runs: NOP; LIN_DMA (a copy, swapping the bytes of
  * 16-, 32- or 64-bit elements if asked; no memset); MSG_LONG to memory or to the sync manager and queue fences,
@@ -37,6 +38,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/swab.h>
@@ -51,11 +53,17 @@ enum sim_cmd_kind {
 	SIM_CMD_FENCE,			/* FENCE */
 };
 
-/* One command of a job, as parsed from its CB. */
+/*
+ * One command of a job, as parsed from its CB.  Consecutive LIN_DMA
+ * packets that are the same copy (a bandwidth test's thousands) are one
+ * command run @repeat times: the kernel memory a CS holds grows with the
+ * distinct commands of its CBs, not with their length.
+ */
 struct sim_cmd {
 	u8 kind;
 	u8 swap;			/* DMA: bytes swapped per element, or 0 */
 	u8 fence_id, fence_target, fence_dec;
+	u32 repeat;			/* DMA: times it runs (1 or more) */
 	u32 len;			/* DMA: bytes; MEM_WRITE: 4 */
 	u32 value;			/* writes */
 	u32 reg;			/* REG_WRITE: offset from CFG_BASE */
@@ -232,7 +240,7 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 	u32 base, cfg, swap;
 	u64 addr;
 
-	cmd->kind = U8_MAX;
+	*cmd = (struct sim_cmd){ .kind = U8_MAX, .repeat = 1 };
 	switch (opcode) {
 	case GAUDI2_PACKET_NOP:
 		if (ctl & ~NOP_CTL_ALLOWED)
@@ -308,70 +316,96 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 	}
 }
 
-/* Validates a CB snapshot; counts its commands, or fills ops. */
-static int sim_parse_cb(struct sim_device *sdev, const u8 *buf, u32 size,
-			struct sim_cmd *ops, unsigned int *nops, bool *fence)
+/* Whether @cmd is @prev's copy again, to be run as one more repeat. */
+static bool sim_cmd_repeats(const struct sim_cmd *prev,
+			    const struct sim_cmd *cmd)
 {
-	struct sim_cmd cmd;
-	unsigned int n = 0;
-	u32 pos = 0;
-	int len;
-
-	while (pos < size) {
-		/* Every packet is at least 8 bytes: header and ctl. */
-		if (size - pos < sizeof(struct gaudi2_packet_nop))
-			return -EINVAL;
-		len = sim_parse_packet(sdev, buf + pos, size - pos, &cmd);
-		if (len < 0)
-			return len;
-		if (cmd.kind != U8_MAX) {
-			if (ops)
-				ops[n] = cmd;
-			if (cmd.kind == SIM_CMD_FENCE)
-				*fence = true;
-			n++;
-		}
-		/* The queue stops: the rest of the CB is not fetched. */
-		if (!len)
-			break;
-		pos += len;
-	}
-	*nops = n;
-	return 0;
+	return prev->kind == SIM_CMD_DMA && cmd->kind == SIM_CMD_DMA &&
+	       prev->swap == cmd->swap && prev->len == cmd->len &&
+	       prev->src_va == cmd->src_va && prev->dst_va == cmd->dst_va &&
+	       prev->repeat < U32_MAX;
 }
 
 /*
- * Fetches a user CB from the context's memory, as the queue manager reads
- * it through the MMU.  The snapshot is what runs: later writes to the CB
- * do not change a validated CS.
+ * The queue manager reads a CB through the MMU as it runs it; the
+ * emulation reads it at submission, a window at a time, so that no copy
+ * of a long CB is held.  No packet is longer than SIM_PKT_MAX, so one
+ * that starts in a window is whole in the window's bytes plus that much.
  */
-static int sim_cb_fetch(struct sim_ctx *ctx, u64 addr, u32 size, u8 *buf)
+#define SIM_CB_WINDOW	SZ_64K
+#define SIM_PKT_MAX	32
+
+/* A CB's memory: the mapping that holds all of it, or NULL. */
+static struct sim_bo *sim_cb_memory(struct sim_ctx *ctx, u64 addr, u32 size,
+				    u64 *off)
 {
-	struct sim_va *va;
 	struct sim_bo *bo = NULL;
-	u64 off = 0;
-	u32 done = 0, n;
-	void *p;
+	struct sim_va *va;
 
 	mutex_lock(&ctx->lock);
 	va = sim_va_find(ctx, addr, size);
 	if (va) {
 		bo = va->bo;
 		sim_bo_get(bo);
-		off = addr - va->start;
+		*off = addr - va->start;
 	}
 	mutex_unlock(&ctx->lock);
-	if (!bo)
-		return -EFAULT;
-	while (done < size) {
-		n = min_t(u64, size - done, PAGE_SIZE - (off & ~PAGE_MASK));
-		p = kmap_local_page(bo->pages[off >> PAGE_SHIFT]);
-		memcpy(buf + done, p + (off & ~PAGE_MASK), n);
-		kunmap_local(p);
-		done += n;
-		off += n;
+	return bo;
+}
+
+/*
+ * Validates the CB of @size bytes at @off in @bo: counts its commands
+ * (@ops NULL), or fills at most @max of them into @ops.  The CB is the
+ * user's memory and may change between the two walks: what the second
+ * one validates is what runs, and a CB that grew meanwhile is refused.
+ */
+static int sim_parse_cb(struct sim_device *sdev, struct sim_bo *bo, u64 off,
+			u32 size, u8 *win, struct sim_cmd *ops,
+			unsigned int max, unsigned int *nops, bool *fence)
+{
+	struct sim_cmd cmd, last = { .kind = U8_MAX };
+	unsigned int n = 0;
+	u32 pos = 0, at, got;
+	bool end;
+	int len;
+
+	while (pos < size) {
+		got = min_t(u32, size - pos, SIM_CB_WINDOW + SIM_PKT_MAX);
+		end = got == size - pos;
+		sim_bo_read(bo, off + pos, win, got);
+		for (at = 0; at < got && (end || at < SIM_CB_WINDOW); at += len) {
+			/* Every packet is at least 8 bytes: header and ctl. */
+			if (got - at < sizeof(struct gaudi2_packet_nop))
+				return -EINVAL;
+			len = sim_parse_packet(sdev, win + at, got - at, &cmd);
+			if (len < 0)
+				return len;
+			if (cmd.kind != U8_MAX && sim_cmd_repeats(&last, &cmd)) {
+				last.repeat++;
+				if (ops)
+					ops[n - 1].repeat++;
+			} else if (cmd.kind != U8_MAX) {
+				if (ops && n == max)
+					return -EINVAL;
+				if (ops)
+					ops[n] = cmd;
+				if (cmd.kind == SIM_CMD_FENCE)
+					*fence = true;
+				last = cmd;
+				n++;
+			}
+			/* The queue stops: the rest of the CB is not fetched. */
+			if (!len)
+				goto out;
+		}
+		pos += at;
+		/* A CB is as long as its mapping: yield between windows. */
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
 	}
-	sim_bo_put(bo);
+out:
+	*nops = n;
 	return 0;
 }
 
@@ -379,13 +413,16 @@ static int sim_cb_fetch(struct sim_ctx *ctx, u64 addr, u32 size, u8 *buf)
  * Turns a chunk into a job: the driver's checks of the queue and of the
  * CB's address (sim_queue.c), then the CB's packets.  A refused queue is
  * a validation drop; a CB the queue cannot fetch, or a bad packet, a
- * parsing drop.
+ * parsing drop; more distinct commands than a CS may hold, a validation
+ * drop.
  */
 static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 			 struct sim_job *job, bool *fence)
 {
+	struct sim_bo *bo;
 	unsigned int i, n;
-	u8 *snap;
+	u64 off = 0;
+	u8 *win;
 	int rc;
 
 	rc = sim_queue_validate(ch);
@@ -405,30 +442,40 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 	if (!ch->cb_size)
 		return 0;
 
-	snap = kvmalloc(ch->cb_size, GFP_KERNEL_ACCOUNT);
-	if (!snap)
-		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
-	rc = sim_cb_fetch(ctx, ch->cb_handle, ch->cb_size, snap);
-	if (rc) {
-		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
+	bo = sim_cb_memory(ctx, ch->cb_handle, ch->cb_size, &off);
+	if (!bo)
+		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EFAULT);
+	win = kvmalloc(SIM_CB_WINDOW + SIM_PKT_MAX, GFP_KERNEL_ACCOUNT);
+	if (!win) {
+		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 		goto out;
 	}
-	rc = sim_parse_cb(ctx->sdev, snap, ch->cb_size, NULL, &n, fence);
+	rc = sim_parse_cb(ctx->sdev, bo, off, ch->cb_size, win, NULL, 0, &n,
+			  fence);
 	if (rc) {
-		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
+		if (rc != -EINTR)
+			sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 		goto out;
 	}
 	if (!n)
 		goto out;
+	/* Bounds the kernel memory before allocating it. */
+	if (n > SIM_MAX_CS_DMA_OPS) {
+		rc = sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+		goto out;
+	}
 	job->ops = kvcalloc(n, sizeof(*job->ops), GFP_KERNEL_ACCOUNT);
 	if (!job->ops) {
 		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 		goto out;
 	}
-	rc = sim_parse_cb(ctx->sdev, snap, ch->cb_size, job->ops, &job->nops,
-			  fence);
+	rc = sim_parse_cb(ctx->sdev, bo, off, ch->cb_size, win, job->ops, n,
+			  &job->nops, fence);
+	if (rc && rc != -EINTR)
+		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 out:
-	kvfree(snap);
+	kvfree(win);
+	sim_bo_put(bo);
 	return rc;
 }
 
@@ -608,12 +655,29 @@ static bool sim_cs_find_fence(struct sim_ctx *ctx, u64 seq,
 	return false;
 }
 
+/* A LIN_DMA, as many times as its CB repeats it; stops when told to. */
+static int sim_dma_run(struct sim_cs *cs, const struct sim_cmd *op)
+{
+	u32 i;
+	int rc;
+
+	for (i = 0; i < op->repeat; i++) {
+		rc = sim_dma_copy(cs, op);
+		if (!rc)
+			rc = sim_cs_check(cs);
+		if (rc)
+			return rc;
+		cond_resched();
+	}
+	return 0;
+}
+
 /* One command that does not wait. */
 static int sim_cmd_run(struct sim_cs *cs, const struct sim_cmd *op)
 {
 	switch (op->kind) {
 	case SIM_CMD_DMA:
-		return sim_dma_copy(cs, op);
+		return sim_dma_run(cs, op);
 	case SIM_CMD_MEM_WRITE:
 		sim_bo_write(op->dst, op->dst_off, &op->value, sizeof(op->value));
 		return 0;
@@ -741,7 +805,8 @@ static u64 sim_cs_bytes(const struct sim_cs *cs)
 	for (i = 0; i < cs->njobs; i++)
 		for (j = 0; j < cs->jobs[i].nops; j++)
 			if (cs->jobs[i].ops[j].kind == SIM_CMD_DMA)
-				bytes += cs->jobs[i].ops[j].len;
+				bytes += (u64)cs->jobs[i].ops[j].len *
+					 cs->jobs[i].ops[j].repeat;
 	return bytes;
 }
 

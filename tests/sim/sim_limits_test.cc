@@ -124,9 +124,9 @@ TEST_F(SimLimits, CommandBuffersPerOpenAreBounded)
 		EXPECT_EQ(d.cb_destroy(h), 0);
 }
 
-// Pending CS work is bounded by its LIN_DMA packets too, not only by the
-// number of CSs (64): a CS that would go past 65536 pending packets gets
-// EAGAIN and is counted as a queue-full drop.
+// Pending CS work is bounded by its commands too, not only by the number
+// of CSs (64): a CS that would go past 65536 pending distinct commands
+// gets EAGAIN and is counted as a queue-full drop.
 TEST_F(SimLimits, PendingCsWorkIsBounded)
 {
 	Dev d(0);
@@ -134,8 +134,9 @@ TEST_F(SimLimits, PendingCsWorkIsBounded)
 	uint64_t h, va;
 	ASSERT_EQ(d.alloc_map(kPage, &h, &va), 0);
 	std::vector<uint32_t> w;
+	// Alternating destinations: 20000 distinct commands.
 	for (int i = 0; i < 20000; i++)
-		put_lin_dma(w, va + 2048, va, 8);
+		put_lin_dma(w, va + 2048 + 8 * (i % 2), va, 8);
 	uint64_t cb, seq;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
 	set_cs_delay_ms(60 * 1000);

@@ -1173,7 +1173,9 @@ TEST_F(Sim, WaitCsOnOlderCompletedCs)
 	EXPECT_EQ(a.release(), 0);
 }
 
-// One CS may carry at most 65536 LIN_DMA packets: bounded kernel memory.
+// One CS may hold at most 65536 distinct commands in kernel memory; a run
+// of the same LIN_DMA is one of them however long, and runs as often as
+// the CB repeats it.
 TEST_F(Sim, CsPacketLimit)
 {
 	Dev d(0);
@@ -1194,6 +1196,89 @@ TEST_F(Sim, CsPacketLimit)
 	hl_cs_chunk c = user_chunk(cb, 40000 * 24);
 	EXPECT_EQ(d.cs({c, c}, &seq), -EINVAL);
 	EXPECT_EQ(d.cb_free(cb), 0);
+
+	// 100001 times the same in-place swap of 16-bit elements (an odd
+	// number: swapped), NOPs between some; then, after another command,
+	// 100000 times (even: as it was).  Three commands in all.
+	std::vector<uint32_t> r;
+	const uint32_t swap16 = 1u << GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT;
+	for (int i = 0; i < 100001; i++) {
+		put_lin_dma(r, a.va + 3072, a.va + 3072, 8, swap16);
+		if (i % 1000 == 0)
+			put_nop(r);
+	}
+	put_lin_dma(r, a.va + 3584, a.va + 3072, 8);
+	for (int i = 0; i < 100000; i++)
+		put_lin_dma(r, a.va + 3072, a.va + 3072, 8, swap16);
+	const uint8_t orig[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	const uint8_t swapped[8] = {2, 1, 4, 3, 6, 5, 8, 7};
+	memcpy(a.data() + 3072, orig, 8);
+	ASSERT_EQ(d.run(r), 0);
+	EXPECT_EQ(memcmp(a.data() + 3584, swapped, 8), 0)
+		<< "the first run was not repeated 100001 times";
+	EXPECT_EQ(memcmp(a.data() + 3072, swapped, 8), 0)
+		<< "the second run was not repeated 100000 times";
+	EXPECT_EQ(a.release(), 0);
+}
+
+// A long CB is read in windows (64 KiB) at submission: a bad packet far
+// into it, one cut by the CB's end, and one straddling a window's end are
+// found as in a short CB, and nothing runs; a STOP far into it ends it.
+TEST_F(Sim, LongCbIsCheckedToItsEnd)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
+	fill_pattern(a.data(), 2048, 9);
+	memset(a.data() + 2048, 0, 2048);
+	// 10000 distinct copies (240000 bytes: four windows), then the tail.
+	auto body = [&] {
+		std::vector<uint32_t> w;
+		for (int i = 0; i < 10000; i++)
+			put_lin_dma(w, a.va + 2048 + i % 2048, a.va + i % 2048, 1);
+		return w;
+	};
+	auto submit = [&](const std::vector<uint32_t> &w) {
+		uint64_t cb, seq;
+		uint32_t st = 0;
+		EXPECT_EQ(d.cb_with(w, &cb), 0);
+		int rc = d.cs_one(cb, w.size() * 4, &seq);
+		if (!rc)
+			rc = d.wait(seq, 30ull * 1000 * 1000, &st);
+		EXPECT_EQ(d.cb_free(cb), 0);
+		return rc ? rc : (st == HL_WAIT_CS_STATUS_COMPLETED ? 0 : -ETIME);
+	};
+	std::vector<uint32_t> w = body();
+	w.push_back(0);
+	w.push_back(0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT);
+	EXPECT_EQ(submit(w), -EINVAL) << "unknown opcode at the end";
+	w = body();
+	put_lin_dma(w, a.va + 2048, a.va, 8);
+	w.resize(w.size() - 2);
+	EXPECT_EQ(submit(w), -EINVAL) << "LIN_DMA cut by the CB's end";
+	for (uint8_t v : std::vector<uint8_t>(a.data() + 2048, a.data() + 4096))
+		ASSERT_EQ(v, 0) << "a refused CS ran";
+	// 2730 LIN_DMAs end 16 bytes before the first window's end: the next
+	// one straddles it.  A bad ctl bit there is found.
+	const uint32_t extras[] = {GAUDI2_PKT_LIN_DMA_CTL_MEMSET_MASK, 0};
+	for (uint32_t extra : extras) {
+		w.clear();
+		for (int i = 0; i < 2730; i++)
+			put_lin_dma(w, a.va + 2048 + i % 2048, a.va + i % 2048, 1);
+		put_lin_dma(w, a.va + 2048, a.va, 1, extra);
+		for (int i = 0; i < 100; i++)
+			put_lin_dma(w, a.va + 2048 + i, a.va + i, 1);
+		EXPECT_EQ(submit(w), extra ? -EINVAL : 0)
+			<< "LIN_DMA straddling a window's end, ctl " << extra;
+	}
+	w = body();
+	w.push_back(0);
+	w.push_back(GAUDI2_PACKET_STOP << GAUDI2_PKT_CTL_OPCODE_SHIFT);
+	w.push_back(0);
+	w.push_back(0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT);
+	EXPECT_EQ(submit(w), 0) << "STOP far into the CB: the rest is not read";
+	EXPECT_EQ(memcmp(a.data() + 2048, a.data(), 2048), 0);
 	EXPECT_EQ(a.release(), 0);
 }
 
