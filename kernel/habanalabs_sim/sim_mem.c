@@ -5,6 +5,7 @@
  * checks of EXPORT_DMABUF_FD.
  */
 #include <linux/capability.h>
+#include <linux/err.h>
 #include <linux/fcntl.h>
 #include <linux/log2.h>
 #include <linux/highmem.h>
@@ -354,6 +355,50 @@ static int sim_pin(struct sim_bo *bo, unsigned long start)
 	return rc == -EOPNOTSUPP ? -EFAULT : rc;
 }
 
+/*
+ * Maps all of @bo into the host VA range: at @hint if usable (required
+ * when @force), else where it fits.  Takes over the caller's reference
+ * on @bo: the mapping keeps it, or it is dropped on failure.  *vaddr, the
+ * mapping's first byte of data, is read under ctx->lock: another thread
+ * of the open may unmap a user's mapping as soon as it is released.
+ */
+static struct sim_va *sim_map_host_bo(struct sim_ctx *ctx, struct sim_bo *bo,
+				      u64 data_off, u64 data_len, bool kernel,
+				      u64 hint, bool force, u64 *vaddr)
+{
+	struct sim_va_hole *spare;
+	struct sim_va *va;
+	int rc;
+
+	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
+	spare = sim_va_spare_alloc();
+	if (!va || !spare) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	va->bo = bo;
+	va->size = bo->size;
+	va->data_off = data_off;
+	va->data_len = data_len;
+	va->space = &ctx->host_va;
+	va->kernel = kernel;
+
+	mutex_lock(&ctx->lock);
+	rc = sim_va_place(ctx, va->space, va, hint, PAGE_SIZE, force, &spare);
+	if (!rc)
+		*vaddr = va->start + va->data_off;
+	mutex_unlock(&ctx->lock);
+	if (rc)
+		goto err;
+	sim_va_spare_free(spare);
+	return va;
+err:
+	sim_va_spare_free(spare);
+	kfree(va);
+	sim_bo_put(bo);
+	return ERR_PTR(rc);
+}
+
 static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 			    u64 *vaddr)
 {
@@ -361,7 +406,6 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	u64 len = in->map_host.mem_size;
 	u64 start, end;
 	unsigned long npages;
-	struct sim_va_hole *spare;
 	struct sim_va *va;
 	struct sim_bo *bo;
 	int rc;
@@ -395,33 +439,10 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	bo->userptr = true;
 	sim_stat_inc(SIM_STAT_USERPTR);
 
-	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
-	spare = sim_va_spare_alloc();
-	if (!va || !spare) {
-		kfree(va);
-		sim_va_spare_free(spare);
-		sim_bo_put(bo);
-		return -ENOMEM;
-	}
-	va->bo = bo;
-	va->size = bo->size;
-	va->data_off = addr - start;
-	va->data_len = len;
-	va->space = &ctx->host_va;
-
-	mutex_lock(&ctx->lock);
-	rc = sim_va_place(ctx, va->space, va,
-			  in->map_host.hint_addr & PAGE_MASK, PAGE_SIZE,
-			  in->flags & HL_MEM_FORCE_HINT, &spare);
-	if (!rc)
-		*vaddr = va->start + va->data_off;
-	mutex_unlock(&ctx->lock);
-	sim_va_spare_free(spare);
-	if (rc) {
-		kfree(va);
-		sim_bo_put(bo);
-	}
-	return rc;
+	va = sim_map_host_bo(ctx, bo, addr - start, len, false,
+			     in->map_host.hint_addr & PAGE_MASK,
+			     in->flags & HL_MEM_FORCE_HINT, vaddr);
+	return PTR_ERR_OR_ZERO(va);
 }
 
 static int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
@@ -546,10 +567,9 @@ int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
 		       struct sim_va **out)
 {
 	unsigned long i, npages = size >> PAGE_SHIFT;
-	struct sim_va_hole *spare;
 	struct sim_va *va;
 	struct sim_bo *bo;
-	int rc;
+	u64 vaddr;
 
 	bo = sim_bo_new(ctx->sdev, npages);
 	if (!bo)
@@ -559,29 +579,10 @@ int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
 		bo->pages[i] = vmalloc_to_page(kaddr + i * PAGE_SIZE);
 		get_page(bo->pages[i]);
 	}
-	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
-	spare = sim_va_spare_alloc();
-	if (!va || !spare) {
-		kfree(va);
-		sim_va_spare_free(spare);
-		sim_bo_put(bo);
-		return -ENOMEM;
-	}
-	va->bo = bo;
-	va->size = bo->size;
-	va->data_len = size;
-	va->space = &ctx->host_va;
-	va->kernel = true;
-
-	mutex_lock(&ctx->lock);
-	rc = sim_va_place(ctx, va->space, va, 0, PAGE_SIZE, false, &spare);
-	mutex_unlock(&ctx->lock);
-	sim_va_spare_free(spare);
-	if (rc) {
-		kfree(va);
-		sim_bo_put(bo);
-		return rc;
-	}
+	/* The user cannot unmap it: va stays valid past ctx->lock. */
+	va = sim_map_host_bo(ctx, bo, 0, size, true, 0, false, &vaddr);
+	if (IS_ERR(va))
+		return PTR_ERR(va);
 	*out = va;
 	return 0;
 }
