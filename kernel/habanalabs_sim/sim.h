@@ -29,8 +29,8 @@
 
 /*
  * Device virtual address ranges of every context.  Device memory and host
- * (userptr) mappings live in separate ranges, as on Gaudi2, and a guard
- * page separates neighbouring mappings.
+ * (userptr) mappings live in separate ranges, as on Gaudi2; neighbouring
+ * mappings may touch, as the driver's VA blocks do.
  */
 #define SIM_DRAM_VA_BASE	0x100000000000ull	/* 16 TiB */
 #define SIM_DRAM_VA_SIZE	0x010000000000ull	/* 1 TiB */

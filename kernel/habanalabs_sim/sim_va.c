@@ -6,8 +6,9 @@
  * unmapping left (an rbtree by address, merged with their neighbours), and
  * a mapping is placed first-fit in a hole, else at the tail: as the real
  * driver's free-block lists, the cost grows with fragmentation, not with
- * the number of mappings.  Every mapping reserves one guard page after it.
- * All of it runs under ctx->lock.
+ * the number of mappings.  As the driver's VA blocks, neighbouring
+ * mappings may touch: no guard page separates them (a LIN_DMA range must
+ * lie in one mapping all the same).  All of it runs under ctx->lock.
  */
 #include <linux/align.h>
 #include <linux/rbtree.h>
@@ -190,7 +191,6 @@ int sim_va_place(struct sim_ctx *ctx, struct sim_va_space *sp,
 		 struct sim_va *va, u64 hint, u64 align, bool force,
 		 struct sim_va_hole **spare)
 {
-	u64 need = va->size + PAGE_SIZE;	/* and its guard page */
 	struct sim_va_hole *h;
 	struct rb_node *n;
 	u64 cand;
@@ -200,8 +200,8 @@ int sim_va_place(struct sim_ctx *ctx, struct sim_va_space *sp,
 	if (hint) {
 		if (IS_ALIGNED(hint, align) && hint >= sp->base &&
 		    hint - sp->base <= sp->end - sp->base - va->size &&
-		    hint <= U64_MAX - need &&
-		    sim_va_is_free(sp, hint, hint + need, &h)) {
+		    hint <= U64_MAX - va->size &&
+		    sim_va_is_free(sp, hint, hint + va->size, &h)) {
 			cand = hint;
 			goto found;
 		}
@@ -212,15 +212,15 @@ int sim_va_place(struct sim_ctx *ctx, struct sim_va_space *sp,
 	for (n = rb_first(&sp->holes); n; n = rb_next(n)) {
 		h = sim_hole(n);
 		cand = ALIGN(h->start, align);
-		if (cand >= h->start && cand < h->end && h->end - cand >= need)
+		if (cand >= h->start && cand < h->end && h->end - cand >= va->size)
 			goto found;
 	}
 	h = NULL;
 	cand = ALIGN(sp->top, align);
-	if (cand < sp->top || cand > sp->end || sp->end - cand < need)
+	if (cand < sp->top || cand > sp->end || sp->end - cand < va->size)
 		return -ENOMEM;
 found:
-	sim_va_take(sp, h, cand, cand + need, spare);
+	sim_va_take(sp, h, cand, cand + va->size, spare);
 	va->start = cand;
 	sim_va_link(ctx, va);
 	sim_stat_inc(SIM_STAT_MAPPING);
@@ -232,8 +232,7 @@ void sim_va_unplace(struct sim_ctx *ctx, struct sim_va_space *sp,
 {
 	rb_erase(&va->node, &ctx->vas);
 	if (sp)
-		sim_va_give(sp, va->start, va->start + va->size + PAGE_SIZE,
-			    spare);
+		sim_va_give(sp, va->start, va->start + va->size, spare);
 	sim_stat_dec(SIM_STAT_MAPPING);
 }
 

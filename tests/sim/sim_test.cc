@@ -947,7 +947,7 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	expect_cs(w, -EINVAL, "reserved NOP bit");
 	w.clear();
 	put_lin_dma(w, hva, a.va + 2 * kPage, 64);
-	expect_cs(w, -EFAULT, "src in the guard page");
+	expect_cs(w, -EFAULT, "src just past its mapping");
 	w.clear();
 	put_lin_dma(w, hva, a.va + kPage, kPage + 1);
 	expect_cs(w, -EFAULT, "src past the end of its mapping");
