@@ -3,19 +3,7 @@
 # reported with a clear message and status 127, without booting anything.
 set -u
 RUNVM=$1
-fail=0
-check() {
-	want=$1
-	shift
-	out=$("$@" 2>&1)
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		echo "FAIL: '$*' exited $got, expected $want: $out"
-		fail=1
-	else
-		echo "ok: '$*' -> $got"
-	fi
-}
+. "$(dirname "$0")/../common/check-status.sh"
 check 0 "$RUNVM" --help
 check 127 "$RUNVM"
 check 127 "$RUNVM" --bogus-option -- true

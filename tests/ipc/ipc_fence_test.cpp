@@ -82,23 +82,6 @@ private:
 	bool ok_ = false;
 };
 
-struct Ctx {
-	int fd = open_ipc();
-	uint32_t ch = 0;
-	Ctx()
-	{
-		if (fd >= 0 && chan_create(fd, &ch))
-			ch = 0;
-	}
-	~Ctx()
-	{
-		if (fd >= 0)
-			close(fd);
-	}
-	Ctx(const Ctx &) = delete;
-	Ctx &operator=(const Ctx &) = delete;
-};
-
 int reg_host_dmabuf(int ctx, int dmabuf, uint64_t *cookie)
 {
 	return reg_dmabuf(ctx, dmabuf, RW | HL_IPC_REGION_DEV_HOST, cookie, -1);

@@ -50,25 +50,6 @@ double seconds_since(Clock::time_point t0)
 	return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// A context and a host-to-host channel on it.
-struct Ctx {
-	int fd = -1;
-	uint32_t ch = 0;
-	Ctx()
-	{
-		fd = open_ipc();
-		if (fd >= 0 && chan_create(fd, &ch))
-			ch = 0;
-	}
-	~Ctx()
-	{
-		if (fd >= 0)
-			close(fd);
-	}
-	Ctx(const Ctx &) = delete;
-	Ctx &operator=(const Ctx &) = delete;
-};
-
 int reg_fd(int ctx, int dmabuf, uint32_t flags, uint64_t *cookie)
 {
 	return reg_dmabuf(ctx, dmabuf, flags | HL_IPC_REGION_DEV_HOST, cookie, -1);

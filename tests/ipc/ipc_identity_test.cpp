@@ -24,23 +24,6 @@ constexpr uint32_t RW = HL_IPC_REGION_READ | HL_IPC_REGION_WRITE;
 constexpr uint32_t RO = HL_IPC_REGION_READ;
 constexpr size_t PG = 4096;
 
-struct Ctx {
-	int fd = open_ipc();
-	uint32_t ch = 0;
-	Ctx()
-	{
-		if (fd >= 0 && chan_create(fd, &ch))
-			ch = 0;
-	}
-	~Ctx()
-	{
-		if (fd >= 0)
-			close(fd);
-	}
-	Ctx(const Ctx &) = delete;
-	Ctx &operator=(const Ctx &) = delete;
-};
-
 // An anonymous mapping that unmaps itself.
 struct Map {
 	uint8_t *p = nullptr;

@@ -17,13 +17,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <new>
 #include <sstream>
 #include <string>
 
 #include "device_buffer.h"
 #include "hlthunk.h"
+#include "sim_counters.h"
 
 namespace {
 
@@ -87,15 +87,9 @@ struct Leaks {
 			   sysfs_long("/sys/class/habanalabs_sim/hlsim1/memory_used");
 		l.regions = sysfs_long("/sys/class/misc/hl_ipc/stats/regions");
 		l.channels = sysfs_long("/sys/class/misc/hl_ipc/stats/channels");
-		std::istringstream in(read("/sys/kernel/debug/habanalabs_sim/stats"));
-		std::string name;
-		long v;
-		while (in >> name >> v) {
-			if (name == "userptrs")
-				l.userptrs = v;
-			if (name == "mappings")
-				l.mappings = v;
-		}
+		auto sim = hltest::sim_counters();
+		l.userptrs = sim["userptrs"];
+		l.mappings = sim["mappings"];
 		return l;
 	}
 };

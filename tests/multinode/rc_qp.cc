@@ -9,6 +9,7 @@
 #include <random>
 
 #include "oob_link.h"
+#include "rc_verbs.h"
 
 namespace mntest {
 
@@ -63,21 +64,8 @@ int VerbsPort::open(const std::string &name, const std::string &ipv4,
 	if (ibv_query_port(ctx_, 1, &pa))
 		return fail(why, "ibv_query_port", errno);
 	mtu_ = pa.active_mtu;
-	// The RoCE v2 GID of an IPv4 address is ::ffff:a.b.c.d.
-	uint8_t want[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-	memcpy(want + 12, &a, 4);
-	for (int i = 0; i < pa.gid_tbl_len; i++) {
-		ibv_gid_entry e;
-		if (ibv_query_gid_ex(ctx_, 1, static_cast<uint32_t>(i), &e, 0))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(e.gid.raw, want, 16)) {
-			gid_ = e.gid;
-			gid_index_ = static_cast<uint8_t>(i);
-			return 0;
-		}
-	}
-	return fail(why, "no RoCE v2 GID of " + ipv4 + " on " + name, ENODEV);
+	const uint8_t *v4 = reinterpret_cast<const uint8_t *>(&a.s_addr);
+	return hltest::find_ipv4_gid(ctx_, v4, &gid_, &gid_index_, why);
 }
 
 void RcQp::destroy()
@@ -132,50 +120,18 @@ QpInfo RcQp::info() const
 int RcQp::connect(const QpInfo &peer, std::string *why, uint8_t timeout,
 		  uint8_t retry_cnt)
 {
-	if (peer.qpn == 0 || peer.qpn > 0xffffff || peer.psn > 0xffffff)
-		return fail(why, "the peer's QP number or PSN is out of range",
-			    EINVAL);
-	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ;
-	ibv_qp_attr at;
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_INIT;
-	at.port_num = 1;
-	at.qp_access_flags = access;
-	if (ibv_modify_qp(qp_, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return fail(why, "QP to INIT", errno);
-
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = port_->mtu();
-	at.dest_qp_num = peer.qpn;
-	at.rq_psn = peer.psn;
-	at.max_dest_rd_atomic = 4;
-	at.min_rnr_timer = 12;
-	at.ah_attr.is_global = 1;
-	memcpy(at.ah_attr.grh.dgid.raw, peer.gid, 16);
-	at.ah_attr.grh.sgid_index = port_->gid_index();
-	at.ah_attr.grh.hop_limit = 1;
-	at.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp_, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					    IBV_QP_MAX_DEST_RD_ATOMIC |
-					    IBV_QP_MIN_RNR_TIMER))
-		return fail(why, "QP to RTR", errno);
-
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTS;
-	at.timeout = timeout;
-	at.retry_cnt = retry_cnt;
-	at.rnr_retry = 7;
-	at.sq_psn = psn_;
-	at.max_rd_atomic = 4;
-	if (ibv_modify_qp(qp_, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
-					    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		return fail(why, "QP to RTS", errno);
-	return 0;
+	hltest::RcPeer p;
+	p.qpn = peer.qpn;
+	p.psn = peer.psn;
+	memcpy(p.gid.raw, peer.gid, 16);
+	hltest::RcLocal l;
+	l.gid_index = port_->gid_index();
+	l.mtu = port_->mtu();
+	l.sq_psn = psn_;
+	l.rd_atomic = 4;
+	l.timeout = timeout;
+	l.retry_cnt = retry_cnt;
+	return hltest::rc_connect(qp_, p, l, why);
 }
 
 int RcQp::post(ibv_wr_opcode op, void *local, uint32_t lkey, uint64_t len,

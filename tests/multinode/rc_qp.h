@@ -67,11 +67,8 @@ public:
 	// A new QP (and its CQ) on port; info() then says how to reach it.
 	int create(const VerbsPort &port, std::string *why);
 	QpInfo info() const;
-	// INIT -> RTR -> RTS towards the peer's QP.  retry_cnt and timeout as
-	// in ibv_qp_attr: a lost peer becomes an error after about
-	// (retry_cnt + 1) x 4.096 us x 2^timeout (0.5 s by default).  Not 7:
-	// soft-RoCE takes a retry count of 7 as "retry for ever", as the
-	// specification does only for RNR retries (rxe_comp.c).
+	// INIT -> RTR -> RTS towards the peer's QP (hltest::rc_connect:
+	// rc_verbs.h says what retry_cnt and timeout mean and why not 7).
 	int connect(const QpInfo &peer, std::string *why, uint8_t timeout = 14,
 		    uint8_t retry_cnt = 6);
 	void destroy();

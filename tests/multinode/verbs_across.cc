@@ -22,7 +22,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <algorithm>
 #include <map>
 #include <string>
@@ -33,6 +32,7 @@
 #include "hlthunk_verbs.h"
 #include "oob_link.h"
 #include "rc_qp.h"
+#include "sim_counters.h"
 
 namespace mntest {
 namespace {
@@ -129,41 +129,13 @@ std::string path_desc(int path, int dmabuf_error)
 	return s;
 }
 
-// The memory counters of habanalabs_sim (debugfs), summed over devices.
-std::map<std::string, long> sim_memory_counters()
+// What the target's device holds: its memory counters and its contexts.
+std::map<std::string, long> device_counters()
 {
-	std::map<std::string, long> m;
-	std::ifstream f("/sys/kernel/debug/habanalabs_sim/stats");
-	std::string name;
-	long v;
-	while (f >> name >> v)
-		m[name] = v;
-	std::map<std::string, long> mem;
-	for (const char *n : {"contexts", "buffer_objects", "allocations", "mappings",
-			      "userptrs", "dmabufs", "dmabuf_attachments_mapped",
-			      "dmabuf_vmaps"})
-		mem[n] = m[n];
-	return mem;
-}
-
-std::string counters_str(const std::map<std::string, long> &m)
-{
-	std::string s;
-	for (auto &kv : m)
-		s += kv.first + "=" + std::to_string(kv.second) + " ";
-	return s;
-}
-
-// Releases after a process exit are deferred: wait up to ms.
-bool counters_return_to(const std::map<std::string, long> &want, int ms)
-{
-	int64_t deadline = now_ms() + ms;
-	while (sim_memory_counters() != want) {
-		if (now_ms() > deadline)
-			return false;
-		usleep(20000);
-	}
-	return true;
+	auto all = hltest::sim_counters();
+	auto m = hltest::sim_memory_counters(all);
+	m["contexts"] = all["contexts"];
+	return m;
 }
 
 // --- B: the target -------------------------------------------------------
@@ -725,7 +697,7 @@ int main(int argc, char **argv)
 	if (role == "initiator") {
 		Initiator().run(self, peer, expect);
 	} else {
-		auto before = sim_memory_counters();
+		auto before = device_counters();
 		{
 			Target t;
 			t.run(self, kPort, false);
@@ -743,9 +715,11 @@ int main(int argc, char **argv)
 			die("forking the victim");
 		CHECK(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL,
 		      "the victim was not killed (status 0x%x)\n", ws);
-		bool back = counters_return_to(before, wait_ms(10000));
+		// Releases after a process exit are deferred.
+		bool back = hltest::sim_counters_return_to(before, wait_ms(10000));
 		CHECK(back, "after the victim's death the device's counters are %s, before %s\n",
-		      counters_str(sim_memory_counters()).c_str(), counters_str(before).c_str());
+		      hltest::counters_str(device_counters()).c_str(),
+		      hltest::counters_str(before).c_str());
 		say("killed peer: the target died of SIGKILL in mid-transfer; its device memory, "
 		    "mappings, dma-bufs and context were all released");
 	}

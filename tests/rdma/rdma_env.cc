@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "hlthunk.h"
+#include "rc_verbs.h"
 
 namespace rdmatest {
 
@@ -98,22 +99,10 @@ int Loopback::open(std::string *why)
 	if (rc)
 		return rc;
 
-	ibv_port_attr port;
-	if (ibv_query_port(ctx_, 1, &port))
-		return set_why(why, "ibv_query_port", errno);
-	for (int i = 0; i < port.gid_tbl_len; i++) {
-		ibv_gid_entry e;
-		if (ibv_query_gid_ex(ctx_, 1, i, &e, 0))
-			continue;
-		const uint8_t *r = e.gid.raw;
-		static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0,
-						     0, 0, 0xff, 0xff};
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(r, v4mapped, sizeof(v4mapped)))
-			return connect(static_cast<uint8_t>(i), why);
-	}
-	return set_why(why, std::string("no RoCE v2 GID of an IPv4 address on ") +
-				    name(), ENODEV);
+	ibv_gid gid;
+	uint8_t index;
+	rc = hltest::find_ipv4_gid(ctx_, nullptr, &gid, &index, why);
+	return rc ? rc : connect(index, why);
 }
 
 int Loopback::create_qps(std::string *why)
@@ -154,57 +143,22 @@ int Loopback::connect(uint8_t gid_index, std::string *why)
 {
 	gid_index_ = gid_index;
 	ibv_port_attr port;
-	ibv_gid gid;
+	hltest::RcPeer peer;
 	if (ibv_query_port(ctx_, 1, &port) ||
-	    ibv_query_gid(ctx_, 1, gid_index, &gid))
+	    ibv_query_gid(ctx_, 1, gid_index, &peer.gid))
 		return set_why(why, "querying the port", errno);
 
-	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ;
 	ibv_qp *qps[2] = {a_, b_};
 	for (int i = 0; i < 2; i++) {
-		ibv_qp *qp = qps[i];
-		ibv_qp *peer = qps[1 - i];
-		ibv_qp_attr at;
-		memset(&at, 0, sizeof(at));
-		at.qp_state = IBV_QPS_INIT;
-		at.port_num = 1;
-		at.qp_access_flags = access;
-		if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-						   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			return set_why(why, "QP to INIT", errno);
-
-		memset(&at, 0, sizeof(at));
-		at.qp_state = IBV_QPS_RTR;
-		at.path_mtu = port.active_mtu;
-		at.dest_qp_num = peer->qp_num;
-		at.rq_psn = 100 + peer->qp_num;
-		at.max_dest_rd_atomic = 1;
-		at.min_rnr_timer = 12;
-		at.ah_attr.is_global = 1;
-		at.ah_attr.grh.dgid = gid;
-		at.ah_attr.grh.sgid_index = gid_index;
-		at.ah_attr.grh.hop_limit = 1;
-		at.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV |
-						   IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-						   IBV_QP_RQ_PSN |
-						   IBV_QP_MAX_DEST_RD_ATOMIC |
-						   IBV_QP_MIN_RNR_TIMER))
-			return set_why(why, "QP to RTR", errno);
-
-		memset(&at, 0, sizeof(at));
-		at.qp_state = IBV_QPS_RTS;
-		at.timeout = 14;
-		at.retry_cnt = 7;
-		at.rnr_retry = 7;
-		at.sq_psn = 100 + qp->qp_num;
-		at.max_rd_atomic = 1;
-		if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
-						   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-						   IBV_QP_SQ_PSN |
-						   IBV_QP_MAX_QP_RD_ATOMIC))
-			return set_why(why, "QP to RTS", errno);
+		peer.qpn = qps[1 - i]->qp_num;
+		peer.psn = (100 + peer.qpn) & 0xffffff;
+		hltest::RcLocal local;
+		local.gid_index = gid_index;
+		local.mtu = port.active_mtu;
+		local.sq_psn = (100 + qps[i]->qp_num) & 0xffffff;
+		int rc = hltest::rc_connect(qps[i], peer, local, why);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -327,46 +281,12 @@ void close_dev_fd()
 	g_dev_fd = -1;
 }
 
-std::map<std::string, long> sim_stats()
-{
-	std::map<std::string, long> m;
-	std::ifstream f("/sys/kernel/debug/habanalabs_sim/stats");
-	std::string name;
-	long v;
-	while (f >> name >> v)
-		m[name] = v;
-	return m;
-}
-
 long sim_memory_used()
 {
 	std::ifstream f("/sys/class/habanalabs_sim/hlsim0/memory_used");
 	long v = -1;
 	f >> v;
 	return v;
-}
-
-bool sim_memory_counters_are(const std::map<std::string, long> &want, int ms)
-{
-	static const char *const names[] = {
-		"buffer_objects", "allocations", "mappings", "userptrs",
-		"dmabufs", "dmabuf_attachments_mapped", "dmabuf_vmaps"};
-	auto deadline = std::chrono::steady_clock::now() +
-			std::chrono::milliseconds(ms);
-	for (;;) {
-		auto now = sim_stats();
-		bool same = true;
-		for (const char *n : names) {
-			auto w = want.find(n);
-			if (w == want.end() || now[n] != w->second)
-				same = false;
-		}
-		if (same)
-			return true;
-		if (std::chrono::steady_clock::now() > deadline)
-			return false;
-		std::this_thread::sleep_for(std::chrono::milliseconds(20));
-	}
 }
 
 }  // namespace rdmatest

@@ -89,15 +89,8 @@ private:
 int dev_fd();
 void close_dev_fd();
 
-// habanalabs_sim's live object counters (debugfs), name -> count, and
-// device 0's charged memory (sysfs memory_used).
-std::map<std::string, long> sim_stats();
+// Device 0's charged memory (sysfs memory_used); the live object
+// counters are hltest::sim_counters() (sim_counters.h).
 long sim_memory_used();
-// Waits up to ms for the counters that track memory (buffer_objects,
-// allocations, mappings, userptrs, dmabufs, dmabuf_attachments_mapped,
-// dmabuf_vmaps) to equal those of want (releases after a process exit
-// are deferred); returns whether they did.
-bool sim_memory_counters_are(const std::map<std::string, long> &want,
-			     int ms = 5000);
 
 }  // namespace rdmatest

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dmabuf_interposer.h"
+#include "sim_counters.h"
 #include "verbs_fixture.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -25,11 +26,12 @@ protected:
 	{
 		VerbsTest::SetUp();
 		ASSERT_EQ(dev_.create(fd(), 2 * 4096), 0);
-		before_ = sim_stats();
+		before_ = hltest::sim_counters();
 	}
 	void TearDown() override
 	{
-		EXPECT_TRUE(sim_memory_counters_are(before_, 2000))
+		EXPECT_TRUE(hltest::sim_counters_return_to(
+			hltest::sim_memory_counters(before_), 2000))
 			<< "a failed registration left an object behind";
 	}
 
@@ -150,11 +152,12 @@ TEST_F(VerbsInput, HostMemoryMappedForTheDevice)
 {
 	HostBuffer h;
 	ASSERT_EQ(h.create(pd(), fd(), 4096), 0);
-	auto before = sim_stats();  // the host buffer adds a userptr
+	auto before = hltest::sim_counters();  // the host buffer adds a userptr
 	hlthunk_verbs_mr *mr;
 	expect_fail(reg(h.dev_va(), 4096, &mr), EINVAL, &mr,
 		    "exporting a device memory range");
-	EXPECT_TRUE(sim_memory_counters_are(before, 2000));
+	EXPECT_TRUE(hltest::sim_counters_return_to(
+		hltest::sim_memory_counters(before), 2000));
 }
 
 TEST_F(VerbsInput, InvalidAccessFlags)

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "sim_counters.h"
 #include "verbs_fixture.h"
 
 namespace rdmatest {
@@ -30,12 +31,13 @@ protected:
 	void SetUp() override
 	{
 		VerbsTest::SetUp();
-		base_ = sim_stats();
+		base_ = hltest::sim_counters();
 		base_used_ = sim_memory_used();
 	}
 	void TearDown() override
 	{
-		EXPECT_TRUE(sim_memory_counters_are(base_))
+		EXPECT_TRUE(hltest::sim_counters_return_to(
+			hltest::sim_memory_counters(base_), 5000))
 			<< "device memory, mappings or dma-bufs leaked";
 		EXPECT_EQ(sim_memory_used(), base_used_);
 	}
@@ -86,7 +88,7 @@ TEST_F(VerbsLifetime, UnmapRefusedWhileRegistered)
 	// The driver refuses to unmap exported memory; it stays mapped and
 	// allocated, and the NIC reaches it.
 	EXPECT_EQ(dev.try_reset(), -EINVAL);
-	auto now = sim_stats();
+	auto now = hltest::sim_counters();
 	EXPECT_EQ(now["mappings"], base_["mappings"] + 1);
 	EXPECT_EQ(now["dmabufs"], base_["dmabufs"] + 1);
 	EXPECT_EQ(sim_memory_used(), base_used_ + static_cast<long>(len));
@@ -116,7 +118,7 @@ TEST_F(VerbsLifetime, CloseDeviceWhileRegistered)
 	// registration's dma-buf holds it: the memory stays, and the device
 	// cannot be opened again meanwhile.
 	close_dev_fd();
-	auto now = sim_stats();
+	auto now = hltest::sim_counters();
 	EXPECT_EQ(now["contexts"], base_["contexts"]);
 	EXPECT_EQ(now["allocations"], base_["allocations"] + 1);
 	int busy = open("/dev/hlsim0", O_RDWR | O_CLOEXEC);
@@ -126,7 +128,7 @@ TEST_F(VerbsLifetime, CloseDeviceWhileRegistered)
 		close(busy);
 	// The registration ends: the context, and all it owned, with it.
 	mr.reset();
-	now = sim_stats();
+	now = hltest::sim_counters();
 	EXPECT_EQ(now["contexts"], base_["contexts"] - 1);
 	EXPECT_EQ(now["allocations"], base_["allocations"]);
 	ASSERT_GE(fd(), 0) << "the device opens again";

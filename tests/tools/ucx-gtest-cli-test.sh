@@ -7,19 +7,7 @@ set -u
 TOOLS=$1/tools
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail=0
-check() {
-	want=$1
-	shift
-	out=$("$@" 2>&1)
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		echo "FAIL: '$*' exited $got, expected $want: $out"
-		fail=1
-	else
-		echo "ok: '$*' -> $got"
-	fi
-}
+. "$(dirname "$0")/../common/check-status.sh"
 check 0 "$TOOLS/ucx-gtest.sh" --help
 check 2 "$TOOLS/ucx-gtest.sh" --bogus
 check 2 "$TOOLS/ucx-gtest.sh" --path sideways

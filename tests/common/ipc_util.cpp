@@ -23,6 +23,12 @@
 
 namespace hlipc {
 
+Ctx::~Ctx()
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 int xioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) == 0 ? 0 : -errno;

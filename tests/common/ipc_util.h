@@ -30,6 +30,21 @@ int copy(int fd, uint32_t ch, uint64_t src, uint64_t soff, uint64_t dst, uint64_
 int wait(int fd, uint32_t ch, uint64_t seq, int64_t timeout_ns, int32_t *status = nullptr,
 	 uint64_t *completed = nullptr);
 
+// A context of /dev/hl_ipc and a host-to-host channel on it; fd < 0 (the
+// -errno of the open) or ch 0 when either failed.
+struct Ctx {
+	int fd = open_ipc();
+	uint32_t ch = 0;
+	Ctx()
+	{
+		if (fd >= 0 && chan_create(fd, &ch))
+			ch = 0;
+	}
+	~Ctx();
+	Ctx(const Ctx &) = delete;
+	Ctx &operator=(const Ctx &) = delete;
+};
+
 // Memory of one kind, CPU-mapped at ptr, exported as dmabuf when it is one.
 enum class Kind { User, Vgem, Udmabuf, Sim };
 const char *kind_name(Kind k);
