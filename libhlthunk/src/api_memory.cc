@@ -44,6 +44,24 @@ int unmap_ioctl(int fd, uint64_t va)
 	return hl_memory(fd, &a);
 }
 
+// The MAP ioctl of a, then record(state, node, va) notes the new mapping
+// in the cache of the device fd's node (a fd of no node has none).  A
+// mapping that cannot be recorded is undone: 0, as for a failed ioctl.
+template <typename Record>
+uint64_t map_recorded(int fd, union hl_mem_args *a, const char *what, Record record)
+{
+	if (mem_ioctl(fd, a, what) < 0)
+		return 0;
+	uint64_t va = a->out.device_virt_addr;
+	Undo undo([&] { (void)unmap_ioctl(fd, va); });
+	auto &st = LibState::get();
+	auto n = st.node_of(fd);
+	if (n && !record(st, *n, va))
+		return 0;
+	undo.dismiss();
+	return va;
+}
+
 // The bytes the driver maps for this allocation (see alloc_span.h).
 std::optional<uint64_t> mapped_size(int fd, uint64_t size, uint64_t page_size)
 {
@@ -116,34 +134,25 @@ extern "C" hlthunk_public uint64_t hlthunk_device_memory_map(int fd,
 		a.in.op = HL_MEM_OP_MAP;
 		a.in.map_device.handle = handle;
 		a.in.map_device.hint_addr = hint_addr;
-		if (mem_ioctl(fd, &a, "mapping device memory") < 0)
-			return 0;
-		uint64_t va = a.out.device_virt_addr;
-		Undo undo([&] { (void)unmap_ioctl(fd, va); });
-		auto &st = LibState::get();
-		auto n = st.node_of(fd);
-		if (!n) {
-			undo.dismiss();
-			return va;
-		}
-		// Allocations made by another library instance (or before fork
-		// by a handle we never saw) have no known size: such a mapping
-		// is usable by everything but the channel calls, and what the
-		// cache remembered at that address is stale all the same.
-		auto size = st.alloc_size(n->dev, handle);
-		if (!size) {
-			st.regs().evict(n->dev, va, 1);
-			undo.dismiss();
-			return va;
-		}
-		auto added = st.regs().add({n->dev, va, *size, MappingKind::Device,
-					    handle, 0, 0, fd, n->file});
-		if (!added) {
-			c_fail(Op::DeviceIoctl, "recording a device mapping", added.error());
-			return 0;
-		}
-		undo.dismiss();
-		return va;
+		return map_recorded(fd, &a, "mapping device memory",
+				    [&](LibState &st, const FdNode &n, uint64_t va) {
+			// Allocations made by another library instance (or
+			// before fork by a handle we never saw) have no known
+			// size: such a mapping is usable by everything but the
+			// channel calls, and what the cache remembered at that
+			// address is stale all the same.
+			auto size = st.alloc_size(n.dev, handle);
+			if (!size) {
+				st.regs().evict(n.dev, va, 1);
+				return true;
+			}
+			auto added = st.regs().add({n.dev, va, *size, MappingKind::Device,
+						    handle, 0, 0, fd, n.file});
+			if (!added)
+				c_fail(Op::DeviceIoctl, "recording a device mapping",
+				       added.error());
+			return bool(added);
+		});
 	});
 }
 
@@ -161,28 +170,20 @@ extern "C" uint64_t hlt_host_memory_map_flags_original(int fd,
 		a.in.map_host.host_virt_addr = reinterpret_cast<uintptr_t>(host_virt_addr);
 		a.in.map_host.hint_addr = hint_addr;
 		a.in.map_host.mem_size = host_size;
-		if (mem_ioctl(fd, &a, "mapping host memory") < 0)
-			return 0;
-		uint64_t va = a.out.device_virt_addr;
-		Undo undo([&] { (void)unmap_ioctl(fd, va); });
-		auto &st = LibState::get();
-		auto n = st.node_of(fd);
-		if (!n) {
-			undo.dismiss();
-			return va;
-		}
-		// Registered now (inside add), so the registration pins the
-		// pages the driver just pinned; if /dev/hl_ipc cannot register
-		// them, the mapping still serves DMA and copies on it say why.
-		auto added = st.regs().add({n->dev, va, host_size, MappingKind::Host,
-					    0, reinterpret_cast<uintptr_t>(host_virt_addr),
-					    0, fd, n->file});
-		if (!added) {
-			c_fail(Op::DeviceIoctl, "recording a host mapping", added.error());
-			return 0;
-		}
-		undo.dismiss();
-		return va;
+		return map_recorded(fd, &a, "mapping host memory",
+				    [&](LibState &st, const FdNode &n, uint64_t va) {
+			// Registered now (inside add), so the registration pins
+			// the pages the driver just pinned; if /dev/hl_ipc
+			// cannot register them, the mapping still serves DMA and
+			// copies on it say why.
+			auto added = st.regs().add({n.dev, va, host_size, MappingKind::Host,
+						    0, reinterpret_cast<uintptr_t>(host_virt_addr),
+						    0, fd, n.file});
+			if (!added)
+				c_fail(Op::DeviceIoctl, "recording a host mapping",
+				       added.error());
+			return bool(added);
+		});
 	});
 }
 
