@@ -7,6 +7,7 @@
 #                [RUNVM_ARGS <args>...]              more run-vm options
 #                [NO_UNLOAD]
 #                [NO_DEBUG]                          not on the debug kernel
+#                [PARALLEL]                          may share the machine
 #                [PAIR])                             two guests and their link
 #
 # Registers one CTest test per kernel, named vm-<series>.<name>, labelled
@@ -14,7 +15,13 @@
 # runs the command inside the guest.  A test that runs on 6.12 also runs on
 # the debug kernel (built from 6.12 sources) as vm-debug.<name>, labelled
 # "vm" and "vm-debug", with HL_DEBUG_TIMEOUT_FACTOR times the timeout.
-# VM tests run one at a time: each guest already uses both cores.
+# A VM test runs alone (RUN_SERIAL) unless it says PARALLEL: then CTest
+# may run it beside another PARALLEL test (`ctest -j2`).  A guest under
+# TCG keeps about one core busy (the host's load stays near 1 while the
+# suite runs its guests one at a time), so two such guests share a 2-core
+# machine at little cost each.  PARALLEL is for tests whose checks do not
+# depend on how fast the guest runs; a test that measures time (benchmarks,
+# bounded waits asserted to be short, peer timeouts) stays alone.
 #
 # PAIR boots two guests joined by a link with tools/vm/run-vm-pair (the
 # options apply to both; the command runs in both, HL_NODE tells which)
@@ -33,7 +40,7 @@ function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;PAIR" "TIMEOUT"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;PAIR;PARALLEL" "TIMEOUT"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -58,6 +65,10 @@ function(hl_add_vm_test name)
   math(EXPR _ctest_timeout "${A_TIMEOUT} + 120")
   set(_runvm ${PROJECT_SOURCE_DIR}/tools/vm/run-vm)
   set(_labels vm)
+  set(_serial TRUE)
+  if(A_PARALLEL AND NOT A_PAIR)
+    set(_serial FALSE)
+  endif()
   if(A_PAIR)
     set(_runvm ${PROJECT_SOURCE_DIR}/tools/vm/run-vm-pair)
     set(_labels vm multinode)
@@ -71,7 +82,8 @@ function(hl_add_vm_test name)
               --timeout ${A_TIMEOUT} -- ${A_COMMAND}
       WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(vm-${_series}.${name} PROPERTIES
-      LABELS "${_labels};vm-${_series}" TIMEOUT ${_ctest_timeout} RUN_SERIAL TRUE)
+      LABELS "${_labels};vm-${_series}" TIMEOUT ${_ctest_timeout}
+      RUN_SERIAL ${_serial})
   endforeach()
   if(HL_DEBUG_KVER AND "6.12" IN_LIST A_KERNELS AND NOT A_NO_DEBUG)
     math(EXPR _dt "${A_TIMEOUT} * ${HL_DEBUG_TIMEOUT_FACTOR}")
@@ -89,6 +101,6 @@ function(hl_add_vm_test name)
               -- ${A_COMMAND}
       WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(vm-debug.${name} PROPERTIES
-      LABELS "vm;vm-debug" TIMEOUT ${_ctest_dt} RUN_SERIAL TRUE)
+      LABELS "vm;vm-debug" TIMEOUT ${_ctest_dt} RUN_SERIAL ${_serial})
   endif()
 endfunction()
