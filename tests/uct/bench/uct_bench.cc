@@ -304,7 +304,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uct_bench: no event fd\n");
 		return 1;
 	}
+	// Where a staged transfer's time goes, per size of the run being
+	// measured: the put_zcopy call (A's DMA into staging, the post, the
+	// rings), the wait for B, and whether A went to sleep meanwhile.
+	struct Phases {
+		std::vector<double> call, wait;
+		int slept = 0;
+	};
+	Phases *phases = nullptr;
 	auto put = [&](const Iface &i, uct_ep_h ep, uint64_t len) {
+		const double t0 = now();
+		bool slept = false;
 		uct_iov_t iov;
 		memset(&iov, 0, sizeof(iov));
 		iov.buffer = src.ptr();
@@ -316,6 +326,7 @@ int main(int argc, char **argv)
 		while ((st = uct_ep_put_zcopy(ep, &iov, 1, dst_addr, rk.rkey(), &c.comp)) ==
 		       UCS_ERR_NO_RESOURCE)
 			i.progress();
+		const double t1 = now();
 		if (st == UCS_INPROGRESS) {
 			int fd = &i == &ich ? evfd_ch : evfd_st;
 			const double spin = hlipc::PeerLink::kSpinNs * 1e-9;
@@ -328,6 +339,7 @@ int main(int argc, char **argv)
 				if (now() < spin_end)
 					continue;
 				if (uct_iface_event_arm(i.iface(), UCT_EVENT_SEND_COMP) == UCS_OK) {
+					slept = true;
 					struct pollfd p = {fd, POLLIN, 0};
 					if (poll(&p, 1, 10000) == 0) {
 						fprintf(stderr, "uct_bench: no completion in 10 s\n");
@@ -336,6 +348,11 @@ int main(int argc, char **argv)
 				}
 			}
 			st = c.status;
+		}
+		if (phases && &i == &ist) {
+			phases->call.push_back(t1 - t0);
+			phases->wait.push_back(now() - t1);
+			phases->slept += slept;
 		}
 		return st == UCS_OK;
 	};
@@ -383,9 +400,11 @@ int main(int argc, char **argv)
 	// whole set of sizes is measured opt.runs times, a ratio taken within
 	// each run.
 	std::vector<std::vector<Row>> runs;
+	std::vector<Phases> staged_phases(opt.sizes.size());
 	for (int run = 0; run < opt.runs && !opt.latency_only; run++) {
 		std::vector<Row> rows;
 		for (uint64_t s : opt.sizes) {
+			phases = &staged_phases[rows.size()];
 			const int reps = reps_for(s, opt.scale);
 			fprintf(stderr, "uct_bench: run %d of %d, %s, %d transfers per path\n",
 				run + 1, opt.runs, hlipc::size_label(s).c_str(), reps);
@@ -406,6 +425,7 @@ int main(int argc, char **argv)
 		}
 		runs.push_back(rows);
 	}
+	phases = nullptr;
 
 	// Per size: each path's MB/s (its fastest transfer, the median over
 	// the runs) and the ratios between paths (taken in each run).
@@ -476,6 +496,18 @@ int main(int argc, char **argv)
 	printf("          shared memory, DMA; pipelined in 512 KiB pieces beyond one\n");
 	printf("  br/ch = bridge / chan; st/demo = staged / demo; br/st = the channel\n");
 	printf("  path's advantage over the staged path (fastest transfers)\n\n");
+	printf("Where a staged transfer's time goes, medians over all runs: the\n");
+	printf("put_zcopy call (A's DMA into staging, post, rings), then the wait for\n");
+	printf("B (its wake-up and DMA), and how often A went to sleep meanwhile:\n\n");
+	for (size_t k = 0; k < staged_phases.size() && !runs.empty(); k++) {
+		Phases &ph = staged_phases[k];
+		if (ph.call.empty())
+			continue;
+		printf("  %8s  call %8.1f us  wait %8.1f us  asleep in %3.0f%%\n",
+		       hlipc::size_label(opt.sizes[k]).c_str(), summarize(ph.call).median * 1e6,
+		       summarize(ph.wait).median * 1e6, 100.0 * ph.slept / ph.call.size());
+	}
+	printf("\n");
 	printf("8-byte put latency, fastest (median) of %zu each: chan %.2f (%.2f) us,\n",
 	       lt[0].size(), lat_chan.best * 1e6, lat_chan.median * 1e6);
 	printf("  bridge put_zcopy %.2f (%.2f) us = %.3fx (%.3fx), bridge put_short %.2f "
