@@ -7,7 +7,9 @@
 #                [RUNVM_ARGS <args>...]              more run-vm options
 #                [NO_UNLOAD]
 #                [NO_DEBUG]                          not on the debug kernel
+#                [USERSPACE]                         see below
 #                [PARALLEL]                          may share the machine
+#                [COST <seconds>]                    expected run time
 #                [PAIR])                             two guests and their link
 #
 # Registers one CTest test per kernel, named vm-<series>.<name>, labelled
@@ -23,6 +25,17 @@
 # depend on how fast the guest runs; a test that measures time (benchmarks,
 # bounded waits asserted to be short, peer timeouts) stays alone.
 #
+# USERSPACE marks a test whose subject is userspace code (a tool, the
+# library's own logic, a benchmark's smoke run): the kernel paths it
+# reaches are those the kernel's own tests drive, so it runs on the debug
+# kernel only when HL_DEBUG_ALL_TESTS is ON (the suite's time budget;
+# see Documentation/testing.md).
+#
+# COST is the test's run time in seconds on an idle machine (6.12; twice
+# that on the debug kernel).  CTest starts the costliest tests first, so
+# a long test does not start last and leave a core idle; after a run,
+# CTest's own record of the measured times takes over.
+#
 # PAIR boots two guests joined by a link with tools/vm/run-vm-pair (the
 # options apply to both; the command runs in both, HL_NODE tells which)
 # and adds the label "multinode".  Pair tests do not run on the debug
@@ -36,11 +49,14 @@ set(HL_DEBUG_TIMEOUT_FACTOR 3 CACHE STRING "timeout multiplier for vm-debug test
 # (any other report still fails the test).  Remove an entry with its fix.
 set(HL_DEBUG_KNOWN_REPORTS)
 
+option(HL_DEBUG_ALL_TESTS
+  "Run the USERSPACE VM tests on the debug kernel too" OFF)
+
 function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;PAIR;PARALLEL" "TIMEOUT"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;USERSPACE;PAIR;PARALLEL" "TIMEOUT;COST"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -51,6 +67,13 @@ function(hl_add_vm_test name)
   if(NOT A_KERNELS)
     set(A_KERNELS ${HL_KERNEL_SERIES})
   endif()
+  if(A_USERSPACE AND NOT HL_DEBUG_ALL_TESTS)
+    set(A_NO_DEBUG TRUE)
+  endif()
+  if(NOT A_COST)
+    set(A_COST 0)
+  endif()
+  math(EXPR _debug_cost "${A_COST} * 2")
   set(_args --quiet)
   foreach(_m IN LISTS A_INSMOD)
     list(APPEND _args --insmod "${_m}")
@@ -83,7 +106,7 @@ function(hl_add_vm_test name)
       WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(vm-${_series}.${name} PROPERTIES
       LABELS "${_labels};vm-${_series}" TIMEOUT ${_ctest_timeout}
-      RUN_SERIAL ${_serial})
+      RUN_SERIAL ${_serial} COST ${A_COST})
   endforeach()
   if(HL_DEBUG_KVER AND "6.12" IN_LIST A_KERNELS AND NOT A_NO_DEBUG)
     math(EXPR _dt "${A_TIMEOUT} * ${HL_DEBUG_TIMEOUT_FACTOR}")
@@ -101,6 +124,7 @@ function(hl_add_vm_test name)
               -- ${A_COMMAND}
       WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(vm-debug.${name} PROPERTIES
-      LABELS "vm;vm-debug" TIMEOUT ${_ctest_dt} RUN_SERIAL ${_serial})
+      LABELS "vm;vm-debug" TIMEOUT ${_ctest_dt} RUN_SERIAL ${_serial}
+      COST ${_debug_cost})
   endif()
 endfunction()

@@ -20,7 +20,8 @@ case ${1:-} in
 	echo "Build trees: build/ (ASan+UBSan, all tests; the Debian packages in"
 	echo "build/deb/), build-release/ (host tests)."
 	echo "The debug kernel is cached in /var/cache/hlipc-debug-kernel (about"
-	echo "6 minutes to build the first time on 2 cores)."
+	echo "6 minutes to build the first time on 2 cores), and the compiler's"
+	echo "results in /var/cache/hlipc-ccache (ccache; HL_CCACHE=0 turns it off)."
 	echo "At the end it prints the time of each phase and of each CTest label;"
 	echo "the budget and the measured times are in Documentation/testing.md."
 	exit 0
@@ -76,14 +77,30 @@ bash tools/setup.sh
 phase "debug kernel (KASAN, lockdep): build or reuse the cached one"
 bash tools/vm/debug-kernel.sh
 
+# The compiler's results are cached across clones, as the debug kernel is:
+# paths are hashed relative to the tree (base_dir), and not the build
+# directory, so a fresh clone anywhere reuses what an earlier one compiled.
+# A changed source, flag or header is a miss, and compiles again.  (The
+# kernel modules' build is mostly sparse and BTF: a cache gains nothing.)
+LAUNCHER=()
+if [ "${HL_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+	export CCACHE_DIR=${CCACHE_DIR:-/var/cache/hlipc-ccache}
+	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+	mkdir -p "$CCACHE_DIR"
+	ccache -z >/dev/null
+	LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
 phase "build: release (-Werror), userspace only"
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DHL_BUILD_KMODS=OFF -DHL_VM_TESTS=OFF >/dev/null
+	-DHL_BUILD_KMODS=OFF -DHL_VM_TESTS=OFF ${LAUNCHER[@]+"${LAUNCHER[@]}"} >/dev/null
 cmake --build build-release -j"$(nproc)"
 
 phase "build: ASan+UBSan userspace and kernel modules for every kernel"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DHL_SANITIZE=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DHL_SANITIZE=ON \
+	${LAUNCHER[@]+"${LAUNCHER[@]}"} >/dev/null
 cmake --build build -j"$(nproc)"
+[ ${#LAUNCHER[@]} = 0 ] || ccache -s | grep -E '^(Cacheable calls|  Hits|  Misses)' || true
 
 phase "VM boot time per kernel"
 while read -r _ kver; do
