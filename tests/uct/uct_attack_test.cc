@@ -56,8 +56,10 @@ ucs_status_t staged_xfer(bool get, Buffer &local, uint64_t loff, uct_mem_h memh,
 
 // Waits on an interface as a program that sleeps does: arm, and poll its
 // event fd; progress whenever it says there is work.  Returns when *done
-// or after `seconds`.
-bool sleep_until(const Iface &i, const volatile bool *done, double seconds)
+// or after `seconds`; *ran_out (if given) says whether a poll ever ended
+// by its own timeout rather than by the event fd.
+bool sleep_until(const Iface &i, const volatile bool *done, double seconds,
+		 bool *ran_out = nullptr)
 {
 	int fd = -1;
 	if (uct_iface_event_fd_get(i.iface(), &fd) != UCS_OK)
@@ -70,7 +72,8 @@ bool sleep_until(const Iface &i, const volatile bool *done, double seconds)
 			continue;
 		const double left = seconds - seconds_since(t0);
 		struct pollfd p = {fd, POLLIN, 0};
-		(void)poll(&p, 1, left > 0 ? static_cast<int>(left * 1000) + 1 : 0);
+		if (poll(&p, 1, left > 0 ? static_cast<int>(left * 1000) + 1 : 0) == 0 && ran_out)
+			*ran_out = true;
 	}
 	return *done;
 }
@@ -464,8 +467,12 @@ TEST_F(Hostile, DeadOwnerWakesItsSleepers)
 }
 
 // An owner stopped (SIGSTOP) while it serves a piece: the initiator,
-// asleep, wakes at PEER_TIMEOUT and the transfer fails; once the owner
-// runs again its one slot comes back and the next transfer goes through.
+// asleep, is woken by its interface (the event fd's timer at
+// PEER_TIMEOUT, not the test's own poll timeout) and the transfer fails;
+// once the owner runs again its one slot comes back and the next transfer
+// goes through.  What woke the sleeper is checked, not how long it
+// slept: on a loaded host the whole guest runs several times slower now
+// and then (a wall-clock limit once measured that, not the transport).
 TEST_F(Hostile, StoppedOwnerServingTimesOut)
 {
 	Peer victim(kSparePeerDevice, false,
@@ -493,12 +500,14 @@ TEST_F(Hostile, StoppedOwnerServingTimesOut)
 	usleep(500 * 1000);  // the victim takes the piece and waits on its DMA
 	ASSERT_EQ(kill(victim.pid(), SIGSTOP), 0);
 	const auto t0 = Clock::now();
-	const bool done = sleep_until(i, &c.done, 15);
+	bool ran_out = false;
+	const bool done = sleep_until(i, &c.done, 15, &ran_out);
 	const double waited = seconds_since(t0);
 	kill(victim.pid(), SIGCONT);
 	set_cs_delay(0);
 	ASSERT_TRUE(done) << "a piece the owner serves never times out";
-	EXPECT_LT(waited, 8.0);
+	EXPECT_FALSE(ran_out) << "the sleeper was not woken by its interface (slept "
+			      << waited << " s)";
 	EXPECT_EQ(c.status, UCS_ERR_TIMED_OUT) << ucs_status_string(c.status);
 	EXPECT_EQ(zcopy(i, ep, false, local, 0, reg.memh(), a.b, rk.rkey(), 65536), UCS_OK)
 		<< "the owner's one slot never came back";
