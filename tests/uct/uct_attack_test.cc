@@ -360,12 +360,14 @@ TEST_F(Hostile, DeregistrationWaitsForPiecesInService)
 	// Each piece this process serves takes 100 ms of its DMA engine.
 	set_cs_delay(100);
 	ASSERT_TRUE(peer.post(kXfer, 0, src.a, 0, kLen, mem.addr(), reg.packed()));
-	// Deregistered once the first piece has landed: the next ones are
-	// being served or waiting.
+	// Deregistered while the second piece is in service: the first has
+	// landed, and the second, posted as the first landed (the peer's own
+	// DMA into staging takes 100 ms too), is half way through its DMA.
 	const Deadline d(30);
 	while (check(mem.cpu(), 4096, 33, 0) != -1 && !d.passed())
 		usleep(1000);
 	ASSERT_EQ(check(mem.cpu(), 4096, 33, 0), -1) << "the put never started";
+	usleep(50 * 1000);
 	reg.dereg();
 	// From here on the memory is the program's again.
 	fill(mem.cpu(), kLen, 34, 0);
