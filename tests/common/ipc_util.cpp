@@ -20,6 +20,7 @@
 #include <drm_mode.h>
 
 #include "sim_buffer.h"
+#include "vgem.h"
 
 namespace hlipc {
 
@@ -140,34 +141,6 @@ const char *kind_name(Kind k)
 	case Kind::Sim: return "sim";
 	}
 	return "?";
-}
-
-// The DRM card node that vgem created, or -1.
-static int open_vgem()
-{
-	DIR *d = opendir("/dev/dri");
-	if (!d)
-		return -1;
-	int found = -1;
-	while (dirent *e = readdir(d)) {
-		if (strncmp(e->d_name, "card", 4))
-			continue;
-		std::string path = std::string("/dev/dri/") + e->d_name;
-		int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		char name[32] = {};
-		drm_version v{};
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (ioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(name, "vgem")) {
-			found = fd;
-			break;
-		}
-		close(fd);
-	}
-	closedir(d);
-	return found;
 }
 
 bool kind_available(Kind k)

@@ -2,7 +2,6 @@
 // habanalabs_sim through its raw ioctls: nodes, INFO, MEMORY, dma-buf,
 // CB, CS/LIN_DMA and WAIT_CS, bad input, and process death.  Runs in the
 // VM with the module loaded (see CMakeLists.txt).
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/dma-buf.h>
 #include <signal.h>
@@ -28,6 +27,7 @@
 #include <vector>
 
 #include "sim_util.h"
+#include "vgem.h"
 
 using namespace simtest;
 
@@ -569,61 +569,9 @@ TEST_F(Sim, DmabufCpuAccessSync)
 
 // ---- an in-kernel importer: vgem (PRIME import maps an attachment) ----------
 
-// The few DRM uapi definitions needed, from the stable DRM ABI.
-struct drm_version_args {
-	int version_major, version_minor, version_patchlevel;
-	size_t name_len;
-	char *name;
-	size_t date_len;
-	char *date;
-	size_t desc_len;
-	char *desc;
-};
-struct drm_prime_handle_args {
-	uint32_t handle;
-	uint32_t flags;
-	int32_t fd;
-};
-struct drm_gem_close_args {
-	uint32_t handle;
-	uint32_t pad;
-};
-#define SIMTEST_DRM_IOCTL_VERSION _IOWR('d', 0x00, struct drm_version_args)
-#define SIMTEST_DRM_IOCTL_GEM_CLOSE _IOW('d', 0x09, struct drm_gem_close_args)
-#define SIMTEST_DRM_IOCTL_PRIME_FD_TO_HANDLE \
-	_IOWR('d', 0x2e, struct drm_prime_handle_args)
-
-static int open_vgem()
-{
-	DIR *dir = opendir("/dev/dri");
-	if (!dir)
-		return -1;
-	int found = -1;
-	while (struct dirent *e = readdir(dir)) {
-		if (strncmp(e->d_name, "card", 4))
-			continue;
-		std::string path = std::string("/dev/dri/") + e->d_name;
-		int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		char name[32] = {};
-		drm_version_args v{};
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, SIMTEST_DRM_IOCTL_VERSION, &v) &&
-		    !strcmp(name, "vgem")) {
-			found = fd;
-			break;
-		}
-		close(fd);
-	}
-	closedir(dir);
-	return found;
-}
-
 TEST_F(Sim, VgemImportsExport)
 {
-	int vgem = open_vgem();
+	int vgem = hlipc::open_vgem();
 	if (vgem < 0 && !getenv("HL_SIM_REQUIRE_VGEM"))
 		GTEST_SKIP() << "vgem not loaded";
 	ASSERT_GE(vgem, 0) << "vgem required but not found";
@@ -638,10 +586,9 @@ TEST_F(Sim, VgemImportsExport)
 		ASSERT_TRUE(m.ok());
 		fill_pattern(m.data(), 3 * kPage, 8);
 	}
-	drm_prime_handle_args ph{};
-	ph.fd = fd;
-	ASSERT_EQ(xioctl(vgem, SIMTEST_DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph), 0);
-	EXPECT_NE(ph.handle, 0u);
+	uint32_t handle = 0;
+	ASSERT_EQ(hlipc::vgem_import(vgem, fd, &handle), 0);
+	EXPECT_NE(handle, 0u);
 	auto s = stats();
 	EXPECT_EQ(s["dmabuf_attachments_mapped"], 1)
 		<< "vgem maps its attachment to an sg table at import";
@@ -651,9 +598,7 @@ TEST_F(Sim, VgemImportsExport)
 	s = stats();
 	EXPECT_EQ(s["dmabufs"], 1);
 	EXPECT_EQ(s["contexts"], 1);
-	drm_gem_close_args gc{};
-	gc.handle = ph.handle;
-	EXPECT_EQ(xioctl(vgem, SIMTEST_DRM_IOCTL_GEM_CLOSE, &gc), 0);
+	EXPECT_EQ(hlipc::vgem_close(vgem, handle), 0);
 	close(vgem);
 	// TearDown: attachment unmapped, dma-buf and memory released.
 }
