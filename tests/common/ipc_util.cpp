@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ipc_util.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/udmabuf.h>
 #include <sys/ioctl.h>
