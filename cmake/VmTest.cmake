@@ -9,6 +9,7 @@
 #                [NO_DEBUG]                          not on the debug kernel
 #                [USERSPACE]                         see below
 #                [PARALLEL]                          may share the machine
+#                [CPUS <n>]                          vCPUs (see below)
 #                [COST <seconds>]                    expected run time
 #                [PAIR])                             two guests and their link
 #
@@ -24,6 +25,15 @@
 # machine at little cost each.  PARALLEL is for tests whose checks do not
 # depend on how fast the guest runs; a test that measures time (benchmarks,
 # bounded waits asserted to be short, peer timeouts) stays alone.
+#
+# A PARALLEL guest has one vCPU, so that two of them fill the two cores
+# without contending: two guests of two vCPUs each ran 1.5 to 3 times
+# slower side by side than alone, and one vCPU costs the same work less
+# host CPU (TLB flushes and IPIs between vCPU threads are costly under
+# TCG).  CPUS 2 keeps two vCPUs for a test whose checks need things to
+# run at the same time (races between threads or processes on one
+# object, concurrent destroy, kills mid-copy) or whose work divides
+# (a build with make -j2).  Tests that run alone have two by default.
 #
 # USERSPACE marks a test whose subject is userspace code (a tool, the
 # library's own logic, a benchmark's smoke run): the kernel paths it
@@ -56,7 +66,7 @@ function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;USERSPACE;PAIR;PARALLEL" "TIMEOUT;COST"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;USERSPACE;PAIR;PARALLEL" "TIMEOUT;COST;CPUS"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -84,6 +94,13 @@ function(hl_add_vm_test name)
   if(A_NO_UNLOAD)
     list(APPEND _args --no-unload)
   endif()
+  if(NOT A_CPUS)
+    set(A_CPUS 2)
+    if(A_PARALLEL AND NOT A_PAIR)
+      set(A_CPUS 1)
+    endif()
+  endif()
+  list(APPEND _args --cpus ${A_CPUS})
   list(APPEND _args ${A_RUNVM_ARGS})
   math(EXPR _ctest_timeout "${A_TIMEOUT} + 120")
   set(_runvm ${PROJECT_SOURCE_DIR}/tools/vm/run-vm)

@@ -31,7 +31,7 @@ chmod +x "$COPY/build/probe.sh"
 
 cd "$COPY/build"
 echo "clone-path: $COPY, kernel $KVER"
-out=$("$COPY/tools/vm/run-vm" --quiet --kernel "$KVER" --timeout 300 \
+out=$("$COPY/tools/vm/run-vm" --quiet --cpus 1 --kernel "$KVER" --timeout 300 \
 	--insmod 'habanalabs_sim num_devices=2' --insmod habanalabs_ipc \
 	-- "$COPY/build/probe.sh" 2>&1) || {
 	rc=$?
