@@ -28,9 +28,9 @@
 #
 # A PARALLEL guest has one vCPU, so that two of them fill the two cores
 # without contending: two guests of two vCPUs each ran 1.5 to 3 times
-# slower side by side than alone, and one vCPU costs the same work less
-# host CPU (TLB flushes and IPIs between vCPU threads are costly under
-# TCG).  CPUS 2 keeps two vCPUs for a test whose checks need things to
+# slower side by side than alone, and for work that does not divide,
+# one vCPU did the same work with less host CPU (measured in
+# Documentation/testing.md).  CPUS 2 keeps two vCPUs for a test whose checks need things to
 # run at the same time (races between threads or processes on one
 # object, concurrent destroy, kills mid-copy) or whose work divides
 # (a build with make -j2).  Tests that run alone have two by default.
