@@ -201,6 +201,27 @@ struct gaudi2_packet_wreg32 {
 #define GAUDI2_MON_CFG_LONG_HIGH_GROUP	0x80000000
 
 /*
+ * DCORE0's completion queues: 64, each a set of registers at 4 * id from
+ * these.  A monitor with GAUDI2_MON_CFG_CQ_EN writes its payload to the
+ * queue its PAY_ADDRL names (a 32-bit entry at BASE + 4 * PI, modulo
+ * 2^SIZE_LOG2 bytes; or, with INC_MODE 1, adds it to the 64-bit counter
+ * at BASE); with GAUDI2_MON_CFG_LBW_EN it then writes LBW_DATA to
+ * LBW_ADDR, which on the MSI-X doorbell raises interrupt LBW_DATA.
+ */
+#define GAUDI2_SM_CQ_BASE_ADDR_L_0	0x411E050u
+#define GAUDI2_SM_CQ_BASE_ADDR_H_0	0x411E150u
+#define GAUDI2_SM_CQ_SIZE_LOG2_0	0x411E250u
+#define GAUDI2_SM_CQ_PI_0		0x411E350u
+#define GAUDI2_SM_CQ_SEC_0		0x411E450u
+#define GAUDI2_SM_CQ_LBW_ADDR_L_0	0x411E550u
+#define GAUDI2_SM_CQ_LBW_ADDR_H_0	0x411E650u
+#define GAUDI2_SM_CQ_LBW_DATA_0		0x411E750u
+#define GAUDI2_SM_CQ_INC_MODE_0		0x411E850u
+#define GAUDI2_SM_NUM_CQS		64
+/* The PCIe block's MSI-X doorbell, as an offset from GAUDI2_CFG_BASE */
+#define GAUDI2_PCIE_MSIX_DB		0x4C17000u
+
+/*
  * The fence registers of the PDMA queue managers: a write adds to the
  * counter FENCE<id> of CP <cp> (0-3: the four streams, 4: the lower CP).
  */

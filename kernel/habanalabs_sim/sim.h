@@ -40,8 +40,13 @@
 /* Page sizes ALLOC accepts: 4 KiB (default), 64 KiB, 2 MiB. */
 #define SIM_PAGE_ORDER_MASK	(BIT_ULL(12) | BIT_ULL(16) | BIT_ULL(21))
 
-/* CB handles are mmap offsets: type in the high page-offset bits. */
+/*
+ * CB and timestamp buffer handles are mmap offsets: type in the high
+ * page-offset bits (the driver's HL_MMAP_TYPE_*).
+ */
 #define SIM_MMAP_TYPE_CB	(0x2ull << 47)
+#define SIM_MMAP_TYPE_TS	(0x10ull << 47)
+#define SIM_MMAP_TYPE_MASK	(0x1full << 47)
 #define SIM_MMAP_ID_MASK	0xffffffffull
 
 /*
@@ -99,6 +104,23 @@
 /* HL_INFO_HW_IP_INFO: every EDMA enabled (GAUDI2_EDMA_FULL_MASK). */
 #define SIM_EDMA_ENABLED_MASK	0xff
 
+/*
+ * Interrupt ids WAIT_CS takes (gaudi2_set_fixed_properties()): the ten
+ * decoders' first (none enabled here), then the 64 user interrupts from
+ * GAUDI2_IRQ_NUM_USER_FIRST, and the two "any" ids of the uapi.
+ */
+#define SIM_IRQ_DEC_COUNT	10
+#define SIM_IRQ_USER_FIRST	48
+#define SIM_IRQ_USER_COUNT	64
+#define SIM_IRQ_COMMON_CQ	0xfff
+#define SIM_IRQ_COMMON_DEC	0xffe
+
+/*
+ * Timestamp elements one open may hold in all its buffers (ENOSPC
+ * beyond): each costs 8 bytes the user maps and a registration record.
+ */
+#define SIM_MAX_TS_ELEMENTS	TS_MAX_ELEMENTS_NUM
+
 struct sim_qman {
 	u32 first_queue;		/* stream 0's queue id */
 	u32 fence_reg;			/* CP_FENCE0_RDATA_0, from CFG_BASE */
@@ -108,6 +130,15 @@ struct sim_qman {
 };
 
 extern const struct sim_qman sim_qmans[SIM_QMANS];
+
+/* A completion queue's registers (GAUDI2_SM_CQ_*). */
+struct sim_cq {
+	u32 base_l, base_h;
+	u32 size_log2;
+	u32 pi;
+	u32 lbw_l, lbw_h, lbw_data;
+	u32 inc_mode;
+};
 
 struct sim_mon {
 	u32 pay_addrl, pay_addrh, pay_data;
@@ -120,6 +151,7 @@ struct sim_mon {
 struct sim_sm {
 	u32 sob[GAUDI2_SM_NUM_SOBS];
 	struct sim_mon mon[GAUDI2_SM_NUM_MONS];
+	struct sim_cq cq[GAUDI2_SM_NUM_CQS];
 	u32 fence[SIM_QMANS][GAUDI2_QM_FENCE_CPS][GAUDI2_QM_FENCE_IDS];
 };
 
@@ -146,6 +178,8 @@ enum sim_stat {
 	SIM_STAT_DMABUF_VMAP,	/* kernel vmaps of dma-bufs */
 	SIM_STAT_CB,		/* CBs, also destroyed but mmapped */
 	SIM_STAT_CS,		/* command submissions not yet freed */
+	SIM_STAT_TS_BUF,	/* timestamp buffers, also closed but mmapped */
+	SIM_STAT_TS_REG,	/* timestamp registrations not yet fired */
 	SIM_STAT_NR
 };
 
@@ -198,6 +232,7 @@ struct sim_device {
 	u64 mem_used;			/* charged by live device BOs */
 
 	struct sim_sm *sm;		/* sync manager, queue fences */
+	struct sim_irq *irq;		/* user interrupts (sim_irq.c) */
 
 	char pci_addr[16];
 };
@@ -272,6 +307,49 @@ struct sim_fence {
 	bool has_timestamp;
 };
 
+/*
+ * One interrupt line: the WAIT_CSs sleeping on it and the timestamp
+ * registrations it fires (sim_irq.c).
+ */
+struct sim_irq_line {
+	struct mutex lock;
+	struct list_head waits;		/* struct sim_irq_wait */
+	struct list_head regs;		/* struct sim_ts_node */
+	u32 id;
+};
+
+struct sim_irq {
+	struct sim_irq_line user[SIM_IRQ_USER_COUNT];
+	struct sim_irq_line common_cq;
+	struct sim_irq_line common_dec;	/* nothing raises it */
+};
+
+/*
+ * A timestamp registration: when its line fires with the counter at the
+ * target, the time goes to the buffer's element.  One per element, made
+ * with the buffer, so that registering never allocates (as the driver).
+ */
+struct sim_ts_node {
+	struct list_head node;		/* on line->regs while in_use */
+	struct sim_irq_line *line;	/* under ctx->ts_reg_lock */
+	struct sim_ts_buf *buf;		/* the buffer it is part of */
+	struct sim_cb *cq_cb;		/* reference while in_use */
+	const u64 *counter;		/* in cq_cb's memory */
+	u64 target;
+	bool in_use;			/* under line->lock */
+};
+
+/* HL_MEM_OP_TS_ALLOC: elements of u64 the user maps (sim_ts.c). */
+struct sim_ts_buf {
+	struct kref ref;		/* handle, mmap */
+	struct sim_ctx *ctx;		/* outlives it: mmap holds the file */
+	u32 id;
+	u32 count;
+	u64 *stamps;			/* vmalloc_user() */
+	struct sim_ts_node *nodes;	/* count of them */
+	atomic_t mapped;		/* mapped once, as the driver */
+};
+
 /* Per-open state.  A control open has only sdev and control set. */
 struct sim_ctx {
 	struct sim_device *sdev;
@@ -299,6 +377,11 @@ struct sim_ctx {
 	atomic_t aborting;		/* set at release */
 	wait_queue_head_t abort_wq;
 	atomic64_t cs_drops[SIM_DROP_NR];
+
+	/* Timestamp buffers: id -> struct sim_ts_buf (a reference). */
+	struct idr ts_bufs;
+	u32 ts_elements;		/* in all of them */
+	struct mutex ts_reg_lock;	/* one registration at a time */
 
 	/* HL_INFO_REGISTER_EVENTFD: device events for this open. */
 	struct mutex notify_lock;
@@ -346,6 +429,8 @@ int sim_dmabuf_export(struct sim_ctx *ctx, struct sim_va *va, u64 offset,
 
 /* sim_cb.c */
 int sim_cb_ioctl(struct sim_ctx *ctx, union hl_cb_args *args);
+struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle);
+void sim_cb_put(struct sim_cb *cb);
 int sim_cb_mmap(struct sim_ctx *ctx, struct vm_area_struct *vma);
 void sim_cb_ctx_fini(struct sim_ctx *ctx);
 
@@ -364,6 +449,21 @@ int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value);
 void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value);
 bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, u8 id, u8 target,
 		       u8 dec);
+
+/* sim_irq.c */
+extern atomic_t sim_irq_lost;		/* doorbell writes of no user irq */
+int sim_irq_init(struct sim_device *sdev);
+void sim_irq_fini(struct sim_device *sdev);
+void sim_irq_raise(struct sim_device *sdev, u32 vector);
+int sim_irq_wait_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args);
+void sim_irq_unregister(struct sim_ts_node *node);
+
+/* sim_ts.c */
+int sim_ts_alloc(struct sim_ctx *ctx, u32 count, u64 *handle);
+struct sim_ts_buf *sim_ts_get(struct sim_ctx *ctx, u64 handle);
+void sim_ts_put(struct sim_ts_buf *buf);
+int sim_ts_mmap(struct sim_ctx *ctx, struct vm_area_struct *vma);
+void sim_ts_ctx_fini(struct sim_ctx *ctx);
 
 /* sim_cs.c */
 int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args);

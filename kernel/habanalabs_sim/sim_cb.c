@@ -37,7 +37,7 @@ static void sim_cb_release(struct kref *ref)
  * the open that created it lives (an mmap holds the file), so cb->ctx is
  * valid.
  */
-static void sim_cb_put(struct sim_cb *cb)
+void sim_cb_put(struct sim_cb *cb)
 {
 	kref_put(&cb->ref, sim_cb_release);
 }
@@ -59,7 +59,7 @@ static long sim_cb_id(u64 pgoff)
 }
 
 /* Takes a reference on the CB named by handle, or returns NULL. */
-static struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
+struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
 {
 	struct sim_cb *cb = NULL;
 	long id;

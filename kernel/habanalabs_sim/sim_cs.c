@@ -1018,12 +1018,9 @@ int sim_wait_cs_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args)
 	long left;
 	int rc;
 
-	/*
-	 * As on Gaudi2 with no user interrupts (the driver checks that
-	 * first), and the driver's answer for multi-CS waits on Gaudi2.
-	 */
+	/* Interrupts first, as the driver; it refuses multi-CS on Gaudi2. */
 	if (in.flags & HL_WAIT_CS_FLAGS_INTERRUPT)
-		return -EPERM;
+		return sim_irq_wait_ioctl(ctx, args);
 	if (in.flags & HL_WAIT_CS_FLAGS_MULTI_CS)
 		return -EPERM;
 	if (in.flags || in.interrupt_timeout_us || in.cq_counters_offset ||

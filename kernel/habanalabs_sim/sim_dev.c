@@ -119,6 +119,8 @@ static int sim_open(struct inode *inode, struct file *file)
 	mutex_init(&ctx->lock);
 	idr_init(&ctx->allocs);
 	idr_init(&ctx->cbs);
+	idr_init(&ctx->ts_bufs);
+	mutex_init(&ctx->ts_reg_lock);
 	ctx->vas = RB_ROOT;
 	sim_va_space_init(&ctx->dram_va, SIM_DRAM_VA_BASE, SIM_DRAM_VA_SIZE);
 	sim_va_space_init(&ctx->host_va, SIM_HOST_VA_BASE, SIM_HOST_VA_SIZE);
@@ -131,6 +133,7 @@ static int sim_open(struct inode *inode, struct file *file)
 		mutex_lock(&sdev->open_lock);
 		if (sdev->compute_busy) {
 			mutex_unlock(&sdev->open_lock);
+			mutex_destroy(&ctx->ts_reg_lock);
 			mutex_destroy(&ctx->notify_lock);
 			kvfree(ctx);
 			return -EBUSY;
@@ -163,6 +166,7 @@ static int sim_release(struct inode *inode, struct file *file)
 		mutex_unlock(&sdev->open_lock);
 		/* In-flight CSs hold references on what they copy. */
 		sim_cs_ctx_fini(ctx);
+		sim_ts_ctx_fini(ctx);
 		sim_cb_ctx_fini(ctx);
 		sim_mem_ctx_fini(ctx);
 		sim_notify_ctx_fini(ctx);
@@ -177,6 +181,8 @@ static int sim_release(struct inode *inode, struct file *file)
 	}
 	idr_destroy(&ctx->allocs);
 	idr_destroy(&ctx->cbs);
+	idr_destroy(&ctx->ts_bufs);
+	mutex_destroy(&ctx->ts_reg_lock);
 	mutex_destroy(&ctx->notify_lock);
 	mutex_destroy(&ctx->lock);
 	kvfree(ctx);
@@ -275,6 +281,8 @@ static int sim_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (ctx->control)
 		return -EPERM;
+	if ((vma->vm_pgoff & SIM_MMAP_TYPE_MASK) == SIM_MMAP_TYPE_TS)
+		return sim_ts_mmap(ctx, vma);
 	return sim_cb_mmap(ctx, vma);
 }
 
@@ -299,6 +307,7 @@ static void sim_device_fini(struct sim_device *sdev)
 	cdev_del(&sdev->cdev);
 	if (sdev->wq)
 		destroy_workqueue(sdev->wq);
+	sim_irq_fini(sdev);
 	sim_sm_fini(sdev);
 	mutex_destroy(&sdev->engine);
 	mutex_destroy(&sdev->open_lock);
@@ -322,6 +331,11 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 		 0x10 + index);
 
 	rc = sim_sm_init(sdev);
+	if (!rc) {
+		rc = sim_irq_init(sdev);
+		if (rc)
+			sim_sm_fini(sdev);
+	}
 	if (rc) {
 		mutex_destroy(&sdev->engine);
 		mutex_destroy(&sdev->open_lock);
@@ -329,6 +343,7 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	}
 	sdev->wq = alloc_ordered_workqueue("hlsim%u-cs", 0, index);
 	if (!sdev->wq) {
+		sim_irq_fini(sdev);
 		sim_sm_fini(sdev);
 		mutex_destroy(&sdev->engine);
 		mutex_destroy(&sdev->open_lock);
@@ -340,6 +355,7 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	rc = cdev_add(&sdev->cdev, sdev->devt, 2);
 	if (rc) {
 		destroy_workqueue(sdev->wq);
+		sim_irq_fini(sdev);
 		sim_sm_fini(sdev);
 		mutex_destroy(&sdev->engine);
 		mutex_destroy(&sdev->open_lock);

@@ -51,6 +51,8 @@ static const char * const sim_stat_names[SIM_STAT_NR] = {
 	[SIM_STAT_DMABUF_VMAP] = "dmabuf_vmaps",
 	[SIM_STAT_CB] = "command_buffers",
 	[SIM_STAT_CS] = "command_submissions",
+	[SIM_STAT_TS_BUF] = "timestamp_buffers",
+	[SIM_STAT_TS_REG] = "timestamp_registrations",
 };
 
 static struct dentry *sim_debugfs;
@@ -59,6 +61,7 @@ static struct dentry *sim_debugfs;
 atomic_t sim_alloc_interrupted;
 atomic_t sim_cs_inline_count;
 atomic_t sim_sm_lost_writes;
+atomic_t sim_irq_lost;
 
 static int sim_events_show(struct seq_file *m, void *unused)
 {
@@ -66,6 +69,7 @@ static int sim_events_show(struct seq_file *m, void *unused)
 		   atomic_read(&sim_alloc_interrupted));
 	seq_printf(m, "cs_inline %d\n", atomic_read(&sim_cs_inline_count));
 	seq_printf(m, "sm_lost_writes %d\n", atomic_read(&sim_sm_lost_writes));
+	seq_printf(m, "irq_lost %d\n", atomic_read(&sim_irq_lost));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_events);

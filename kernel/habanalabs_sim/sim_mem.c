@@ -545,8 +545,8 @@ int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
 		 */
 		return -EINVAL;
 	case HL_MEM_OP_TS_ALLOC:
-		/* No timestamp buffers: nothing here raises interrupts. */
-		return -EOPNOTSUPP;
+		rc = sim_ts_alloc(ctx, in.num_of_elements, &out);
+		break;
 	default:
 		return -ENOTTY;
 	}

@@ -13,11 +13,20 @@
  * in host memory), a SOB, or a queue's fence register, whose counter a
  * FENCE packet waits on.
  *
- * The SOBs and monitors below the first ones HL_INFO_SYNC_MANAGER names
- * are the driver's (gaudi2_set_fixed_properties(): CS completion, KDMA
- * and decoders) and refused to users.  Not emulated, and refused when a
- * CB asks for them: long (60-bit) monitors and monitors that write to a
- * completion queue.
+ * A monitor configured with CQ_EN writes its payload to a completion
+ * queue instead (the queue's id is its PAY_ADDRL): a 32-bit entry at the
+ * queue's producer index, or, in the 64-bit mode INC_MODE selects, an
+ * addition to the counter at the queue's base; with LBW_EN it then
+ * writes the queue's LBW_DATA to LBW_ADDR, which on the MSI-X doorbell
+ * raises that interrupt (sim_irq.c).  Only the monitor's first write goes
+ * to the queue; the others of WR_NUM go to their own addresses.
+ *
+ * The SOBs, monitors and completion queues below the first ones
+ * HL_INFO_SYNC_MANAGER names are the driver's (gaudi2_set_fixed_properties():
+ * CS completion, KDMA and decoders) and refused to users.  Not emulated,
+ * and refused when a CB asks for them: long (60-bit) monitors, and a
+ * queue's security register.  A queue may not write to the doorbell
+ * itself: only a completion queue does.
  *
  * All of it changes only while a CS runs, under sdev->engine, and is
  * cleared when a compute open starts, as a context switch does.
@@ -29,6 +38,9 @@
 
 #define SIM_SM_SOB_END	(GAUDI2_SM_SOB_OBJ_0 + 4 * GAUDI2_SM_NUM_SOBS)
 #define SIM_SM_MON_END	(GAUDI2_SM_MON_PAY_ADDRL_0 + 6 * 4 * GAUDI2_SM_NUM_MONS)
+#define SIM_SM_CQ_END	(GAUDI2_SM_CQ_INC_MODE_0 + 4 * GAUDI2_SM_NUM_CQS)
+/* Bytes between one completion queue register array and the next. */
+#define SIM_SM_CQ_STRIDE (GAUDI2_SM_CQ_BASE_ADDR_H_0 - GAUDI2_SM_CQ_BASE_ADDR_L_0)
 
 /* A monitor's payload writes may hit SOBs that fire others: bounded. */
 #define SIM_SM_MAX_DEPTH	4
@@ -90,9 +102,18 @@ int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value)
 		if (idx < SIM_SM_FIRST_USER_MON)
 			return -EINVAL;
 		if (reg >= GAUDI2_SM_MON_CONFIG_0 &&
-		    (value & (GAUDI2_MON_CFG_LONG_SOB | GAUDI2_MON_CFG_CQ_EN |
-			      GAUDI2_MON_CFG_LBW_EN |
+		    (value & (GAUDI2_MON_CFG_LONG_SOB |
 			      GAUDI2_MON_CFG_LONG_HIGH_GROUP)))
+			return -EINVAL;
+		return 0;
+	}
+	if (reg >= GAUDI2_SM_CQ_BASE_ADDR_L_0 && reg < SIM_SM_CQ_END) {
+		idx = ((reg - GAUDI2_SM_CQ_BASE_ADDR_L_0) % SIM_SM_CQ_STRIDE) / 4;
+		if (idx >= GAUDI2_SM_NUM_CQS || idx < SIM_SM_FIRST_USER_CQ)
+			return -EINVAL;
+		/* The security register is the driver's. */
+		if (reg >= GAUDI2_SM_CQ_SEC_0 &&
+		    reg < GAUDI2_SM_CQ_SEC_0 + 4 * GAUDI2_SM_NUM_CQS)
 			return -EINVAL;
 		return 0;
 	}
@@ -132,6 +153,46 @@ static bool sim_mon_condition(struct sim_sm *sm, const struct sim_mon *mon)
 	return n;
 }
 
+static bool sim_sm_write_mem(struct sim_ctx *ctx, u64 addr, u32 value);
+static bool sim_sm_add_mem64(struct sim_ctx *ctx, u64 addr, u64 value);
+
+/*
+ * A CQ_EN monitor's write to completion queue @id, then, with @lbw, the
+ * queue's message to its LBW address.
+ */
+static void sim_cq_write(struct sim_ctx *ctx, u32 id, u32 data, bool lbw,
+			 unsigned int depth)
+{
+	struct sim_cq *cq;
+	u64 base, lbw_addr, mask;
+	bool ok;
+
+	if (id < SIM_SM_FIRST_USER_CQ || id >= GAUDI2_SM_NUM_CQS) {
+		atomic_inc(&sim_sm_lost_writes);
+		return;
+	}
+	cq = &ctx->sdev->sm->cq[id];
+	base = (u64)cq->base_h << 32 | cq->base_l;
+	if (cq->inc_mode) {
+		ok = sim_sm_add_mem64(ctx, base, data);
+	} else {
+		/* A ring of 2^SIZE_LOG2 bytes of 4-byte entries. */
+		mask = cq->size_log2 < 64 ? BIT_ULL(cq->size_log2) - 1 : U64_MAX;
+		ok = sim_sm_write_mem(ctx, base + (((u64)cq->pi * 4) & mask),
+				      data);
+		cq->pi++;
+	}
+	if (!ok)
+		atomic_inc(&sim_sm_lost_writes);
+	if (!lbw)
+		return;
+	lbw_addr = (u64)cq->lbw_h << 32 | cq->lbw_l;
+	if (lbw_addr == GAUDI2_CFG_BASE + GAUDI2_PCIE_MSIX_DB)
+		sim_irq_raise(ctx->sdev, cq->lbw_data);
+	else
+		sim_sm_write(ctx, lbw_addr, cq->lbw_data, depth + 1);
+}
+
 /* Fires monitor @id: its payload writes, then it disarms. */
 static void sim_mon_fire(struct sim_ctx *ctx, unsigned int id,
 			 unsigned int depth)
@@ -146,8 +207,12 @@ static void sim_mon_fire(struct sim_ctx *ctx, unsigned int id,
 	for (k = 0; k < writes && id + k < GAUDI2_SM_NUM_MONS; k++) {
 		const struct sim_mon *p = &sm->mon[id + k];
 
-		sim_sm_write(ctx, (u64)p->pay_addrh << 32 | p->pay_addrl,
-			     p->pay_data, depth + 1);
+		if (!k && (mon->config & GAUDI2_MON_CFG_CQ_EN))
+			sim_cq_write(ctx, p->pay_addrl, p->pay_data,
+				     mon->config & GAUDI2_MON_CFG_LBW_EN, depth);
+		else
+			sim_sm_write(ctx, (u64)p->pay_addrh << 32 | p->pay_addrl,
+				     p->pay_data, depth + 1);
 	}
 }
 
@@ -217,26 +282,85 @@ static void sim_mon_write(struct sim_ctx *ctx, u32 reg, u32 value,
 	}
 }
 
-/* A 4-byte write to memory the context mapped; false if there is none. */
-static bool sim_sm_write_mem(struct sim_ctx *ctx, u64 addr, u32 value)
+/* The memory behind @len bytes the context mapped at @addr, or NULL. */
+static struct sim_bo *sim_sm_mem(struct sim_ctx *ctx, u64 addr, u32 len,
+				 u64 *off)
 {
 	struct sim_va *va;
 	struct sim_bo *bo = NULL;
-	u64 off = 0;
 
 	mutex_lock(&ctx->lock);
-	va = sim_va_find(ctx, addr, sizeof(value));
+	va = sim_va_find(ctx, addr, len);
 	if (va) {
 		bo = va->bo;
 		sim_bo_get(bo);
-		off = addr - va->start;
+		*off = addr - va->start;
 	}
 	mutex_unlock(&ctx->lock);
+	return bo;
+}
+
+/* A 4-byte write to memory the context mapped; false if there is none. */
+static bool sim_sm_write_mem(struct sim_ctx *ctx, u64 addr, u32 value)
+{
+	struct sim_bo *bo;
+	u64 off;
+
+	bo = sim_sm_mem(ctx, addr, sizeof(value), &off);
 	if (!bo)
 		return false;
 	sim_bo_write(bo, off, &value, sizeof(value));
 	sim_bo_put(bo);
 	return true;
+}
+
+/* Adds @value to the 64-bit counter at @addr, as a 64-bit CQ does. */
+static bool sim_sm_add_mem64(struct sim_ctx *ctx, u64 addr, u64 value)
+{
+	struct sim_bo *bo;
+	u64 off, cnt;
+
+	bo = sim_sm_mem(ctx, addr, sizeof(cnt), &off);
+	if (!bo)
+		return false;
+	sim_bo_read(bo, off, &cnt, sizeof(cnt));
+	cnt += value;
+	sim_bo_write(bo, off, &cnt, sizeof(cnt));
+	sim_bo_put(bo);
+	return true;
+}
+
+static void sim_cq_reg_write(struct sim_sm *sm, u32 reg, u32 value)
+{
+	u32 off = reg - GAUDI2_SM_CQ_BASE_ADDR_L_0;
+	struct sim_cq *cq = &sm->cq[(off % SIM_SM_CQ_STRIDE) / 4];
+
+	switch (off / SIM_SM_CQ_STRIDE) {
+	case 0:
+		cq->base_l = value;
+		break;
+	case 1:
+		cq->base_h = value;
+		break;
+	case 2:
+		cq->size_log2 = value;
+		break;
+	case 3:
+		cq->pi = value;
+		break;
+	case 5:
+		cq->lbw_l = value;
+		break;
+	case 6:
+		cq->lbw_h = value;
+		break;
+	case 7:
+		cq->lbw_data = value;
+		break;
+	case 8:
+		cq->inc_mode = value & 1;
+		break;
+	}
 }
 
 /*
@@ -267,6 +391,10 @@ static void sim_sm_write(struct sim_ctx *ctx, u64 addr, u32 value,
 	}
 	if (reg >= GAUDI2_SM_MON_PAY_ADDRL_0 && reg < GAUDI2_SM_MON_STATUS_0) {
 		sim_mon_write(ctx, reg, value, depth);
+		return;
+	}
+	if (reg >= GAUDI2_SM_CQ_BASE_ADDR_L_0 && reg < SIM_SM_CQ_END) {
+		sim_cq_reg_write(sm, reg, value);
 		return;
 	}
 	fence = sim_sm_fence_reg(sm, reg);

@@ -208,18 +208,8 @@ TEST_F(Cs, WhatTheDeviceCannotDo)
 	EXPECT_EQ(hlthunk_wait_for_multi_cs(fd, &min, &mout), -EPERM);
 	uint64_t ts;
 	EXPECT_EQ(hlthunk_wait_for_multi_cs_with_timestamp(fd, &min, &mout, &ts), -EPERM);
-	uint64_t target = 0;
-	EXPECT_EQ(hlthunk_wait_for_interrupt(fd, &target, 1, 0, 1000, &st), -EPERM);
-	EXPECT_EQ(hlthunk_wait_for_interrupt(fd, &target, 1, UINT32_MAX, 1000, &st), -EPERM);
-	EXPECT_EQ(hlthunk_wait_for_interrupt_with_timestamp(fd, &target, 1, 0, 1000, &st, &ts),
-		  -EPERM);
-	EXPECT_EQ(hlthunk_wait_for_interrupt_by_handle(fd, cb, 0, 1, 0, 1000, &st), -EPERM);
-	EXPECT_EQ(hlthunk_wait_for_interrupt_by_handle_with_timestamp(fd, cb, 0, 1, 0, 1000,
-								      &st, &ts), -EPERM);
-	EXPECT_EQ(hlthunk_register_timestamp_interrupt(fd, 0, cb, 0, 1, 1, 0), -EPERM);
 
 	uint64_t h;
-	EXPECT_EQ(hlthunk_allocate_timestamp_elements(fd, 16, &h), -EOPNOTSUPP);
 	uint32_t bsize;
 	EXPECT_EQ(hlthunk_get_hw_block(fd, 0x1000000, &bsize, &h), -EINVAL);
 	// A CB mapped into the device has a device address; an unmapped one
@@ -251,6 +241,54 @@ TEST_F(Cs, WhatTheDeviceCannotDo)
 	ASSERT_EQ(hlthunk_command_submission(fd, &in, &out), 0);
 	EXPECT_EQ(hlthunk_wait_for_cs(fd, out.seq, 10000000, &st), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+}
+
+// Gaudi2's user interrupts and timestamp buffers through the library:
+// the driver's checks, and waits that answer without a CS (the waits a
+// CS wakes are tests/sim's SimIrq).
+TEST_F(Cs, UserInterruptsAndTimestamps)
+{
+	constexpr uint32_t kIrq = 48;	// the first user interrupt
+	uint32_t st = ~0u;
+	uint64_t ts = 0, value = 0;
+	EXPECT_EQ(hlthunk_wait_for_interrupt(fd, &value, 1, 0, 1000, &st), -EINVAL)
+		<< "interrupt 0 is a decoder's, and no decoder is enabled";
+	EXPECT_EQ(hlthunk_wait_for_interrupt(fd, &value, 1, kIrq + 64, 1000, &st), -EINVAL);
+	// Any user interrupt: nothing raises one, so the wait times out.
+	EXPECT_EQ(hlthunk_wait_for_interrupt(fd, &value, 1, UINT32_MAX, 1000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_BUSY);
+	// A counter already at its target completes at once, with the time.
+	value = 5;
+	EXPECT_EQ(hlthunk_wait_for_interrupt_with_timestamp(fd, &value, 5, kIrq, 1000000,
+							    &st, &ts), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_NE(ts, 0u);
+	EXPECT_EQ(hlthunk_wait_for_interrupt(fd, nullptr, 1, kIrq, 1000, &st), -EINVAL);
+	EXPECT_EQ(hlthunk_wait_for_interrupt(fd, reinterpret_cast<void *>(8), 1, kIrq, 1000,
+					     &st), -EFAULT);
+
+	uint64_t cq, tsh = 0;
+	ASSERT_EQ(hlthunk_request_mapped_command_buffer(fd, 4096, &cq), 0);
+	EXPECT_EQ(hlthunk_wait_for_interrupt_by_handle(fd, cq, 0, 1, kIrq, 1000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_BUSY);
+	EXPECT_EQ(hlthunk_wait_for_interrupt_by_handle_with_timestamp(fd, cq, 0, 0, kIrq, 1000,
+								      &st, &ts), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(hlthunk_wait_for_interrupt_by_handle(fd, cq, 512, 1, kIrq, 1000, &st), -EINVAL)
+		<< "past the CB's 512 counters";
+	EXPECT_EQ(hlthunk_wait_for_interrupt_by_handle(fd, cb, 0, 1, kIrq, 1000, &st), -EINVAL)
+		<< "a device address is no CB handle";
+
+	EXPECT_EQ(hlthunk_allocate_timestamp_elements(fd, 0, &tsh), -EINVAL);
+	EXPECT_EQ(hlthunk_allocate_timestamp_elements(fd, TS_MAX_ELEMENTS_NUM + 1, &tsh), -EINVAL);
+	ASSERT_EQ(hlthunk_allocate_timestamp_elements(fd, 16, &tsh), 0);
+	EXPECT_EQ(hlthunk_register_timestamp_interrupt(fd, kIrq, cq, 0, 1, tsh, 0), 0);
+	EXPECT_EQ(hlthunk_register_timestamp_interrupt(fd, kIrq, cq, 0, 1, tsh, 16), -EINVAL);
+	EXPECT_EQ(hlthunk_register_timestamp_interrupt(fd, 0, cq, 0, 1, tsh, 0), -EINVAL);
+	EXPECT_EQ(hlthunk_register_timestamp_interrupt(fd, kIrq, cq, 0, 1, cq, 0), -EINVAL)
+		<< "a CB is no timestamp buffer";
+	// The registration holds the CB; both go when the device closes.
+	EXPECT_EQ(hlthunk_destroy_command_buffer(fd, cq), 0);
 }
 
 TEST_F(Cs, HostMemoryMapWithFlags)

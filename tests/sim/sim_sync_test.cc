@@ -25,57 +25,6 @@ constexpr uint32_t kMon = 200;
 // In the host range of the device VA space, far from any mapping here.
 constexpr uint64_t kUnmapped = 0x208000000000ull;
 
-uint32_t ctl(uint32_t opcode)
-{
-	return (opcode << GAUDI2_PKT_CTL_OPCODE_SHIFT) | GAUDI2_PKT_CTL_MB_MASK;
-}
-
-void put_msg_long(std::vector<uint32_t> &w, uint64_t addr, uint32_t value,
-		  uint32_t extra_ctl = 0)
-{
-	w.push_back(value);
-	w.push_back(ctl(GAUDI2_PACKET_MSG_LONG) | extra_ctl);
-	w.push_back(static_cast<uint32_t>(addr));
-	w.push_back(static_cast<uint32_t>(addr >> 32));
-}
-
-void put_msg_short(std::vector<uint32_t> &w, uint32_t base, uint32_t offset,
-		   uint32_t value)
-{
-	w.push_back(value);
-	w.push_back(ctl(GAUDI2_PACKET_MSG_SHORT) |
-		    (base << GAUDI2_PKT_SHORT_CTL_BASE_SHIFT) | offset);
-}
-
-// A SOB write through base 1: set (or add) a 15-bit value.
-void put_sob(std::vector<uint32_t> &w, uint32_t sob, uint32_t value, bool add)
-{
-	put_msg_short(w, GAUDI2_PKT_SHORT_BASE_SOB, sob * 4,
-		      value | (add ? GAUDI2_SOB_ADD_MASK : 0));
-}
-
-// A monitor register through base 0 (offsets from MON_PAY_ADDRL_0).
-void put_mon(std::vector<uint32_t> &w, uint32_t reg0, uint32_t mon,
-	     uint32_t value)
-{
-	put_msg_short(w, GAUDI2_PKT_SHORT_BASE_MON,
-		      reg0 - GAUDI2_SM_MON_PAY_ADDRL_0 + mon * 4, value);
-}
-
-// Monitor mon writes data to addr once SOB sob >= val (or == val).
-void put_monitor(std::vector<uint32_t> &w, uint32_t mon, uint64_t addr,
-		 uint32_t data, uint32_t sob, uint32_t val, bool equal = false)
-{
-	put_mon(w, GAUDI2_SM_MON_CONFIG_0, mon, 0);
-	put_mon(w, GAUDI2_SM_MON_PAY_ADDRL_0, mon, static_cast<uint32_t>(addr));
-	put_mon(w, GAUDI2_SM_MON_PAY_ADDRH_0, mon, static_cast<uint32_t>(addr >> 32));
-	put_mon(w, GAUDI2_SM_MON_PAY_DATA_0, mon, data);
-	uint32_t arm = (sob / 8) | ((0xffu & ~(1u << (sob % 8))) << GAUDI2_MON_ARM_MASK_SHIFT) |
-		       (val << GAUDI2_MON_ARM_VAL_SHIFT) |
-		       (equal ? GAUDI2_MON_ARM_MODE_EQUAL : 0);
-	put_mon(w, GAUDI2_SM_MON_ARM_0, mon, arm);
-}
-
 void put_fence(std::vector<uint32_t> &w, uint32_t id, uint32_t target,
 	       uint32_t dec)
 {
@@ -314,8 +263,14 @@ TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)
 	add("monitor status register", -EINVAL, [](auto &w) {
 		put_mon(w, GAUDI2_SM_MON_STATUS_0, kMon, 1);
 	});
-	add("monitor writing to a completion queue", -EINVAL, [](auto &w) {
-		put_mon(w, GAUDI2_SM_MON_CONFIG_0, kMon, GAUDI2_MON_CFG_CQ_EN);
+	add("completion queue the driver keeps", -EINVAL, [](auto &w) {
+		put_msg_long(w, GAUDI2_CFG_BASE + GAUDI2_SM_CQ_BASE_ADDR_L_0 + 4, 1);
+	});
+	add("completion queue security register", -EINVAL, [](auto &w) {
+		put_msg_long(w, GAUDI2_CFG_BASE + GAUDI2_SM_CQ_SEC_0 + 4 * 5, 1);
+	});
+	add("MSI-X doorbell written by a queue", -EINVAL, [](auto &w) {
+		put_msg_long(w, GAUDI2_CFG_BASE + GAUDI2_PCIE_MSIX_DB, 48);
 	});
 	add("long monitor", -EINVAL, [](auto &w) {
 		put_mon(w, GAUDI2_SM_MON_CONFIG_0, kMon, GAUDI2_MON_CFG_LONG_SOB);

@@ -1026,8 +1026,8 @@ TEST_F(Sim, WaitCs)
 	hl_wait_cs_args wa{};
 	wa.in.seq = seq;
 	wa.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT;
-	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EPERM)
-		<< "no user interrupts";
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_WAIT_CS, &wa), -EINVAL)
+		<< "interrupt 0 is a decoder's, and no decoder is enabled";
 	wa = {};
 	wa.in.seq = seq;
 	wa.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;

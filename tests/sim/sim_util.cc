@@ -357,6 +357,55 @@ void put_nop(std::vector<uint32_t> &w)
 	w.push_back(GAUDI2_PACKET_NOP << GAUDI2_PKT_CTL_OPCODE_SHIFT);
 }
 
+uint32_t ctl(uint32_t opcode)
+{
+	return (opcode << GAUDI2_PKT_CTL_OPCODE_SHIFT) | GAUDI2_PKT_CTL_MB_MASK;
+}
+
+void put_msg_long(std::vector<uint32_t> &w, uint64_t addr, uint32_t value,
+		  uint32_t extra_ctl)
+{
+	w.push_back(value);
+	w.push_back(ctl(GAUDI2_PACKET_MSG_LONG) | extra_ctl);
+	w.push_back(static_cast<uint32_t>(addr));
+	w.push_back(static_cast<uint32_t>(addr >> 32));
+}
+
+void put_msg_short(std::vector<uint32_t> &w, uint32_t base, uint32_t offset,
+		   uint32_t value)
+{
+	w.push_back(value);
+	w.push_back(ctl(GAUDI2_PACKET_MSG_SHORT) |
+		    (base << GAUDI2_PKT_SHORT_CTL_BASE_SHIFT) | offset);
+}
+
+void put_sob(std::vector<uint32_t> &w, uint32_t sob, uint32_t value, bool add)
+{
+	put_msg_short(w, GAUDI2_PKT_SHORT_BASE_SOB, sob * 4,
+		      value | (add ? GAUDI2_SOB_ADD_MASK : 0));
+}
+
+void put_mon(std::vector<uint32_t> &w, uint32_t reg0, uint32_t mon,
+	     uint32_t value)
+{
+	put_msg_short(w, GAUDI2_PKT_SHORT_BASE_MON,
+		      reg0 - GAUDI2_SM_MON_PAY_ADDRL_0 + mon * 4, value);
+}
+
+void put_monitor(std::vector<uint32_t> &w, uint32_t mon, uint64_t addr,
+		 uint32_t data, uint32_t sob, uint32_t val, bool equal,
+		 uint32_t config)
+{
+	put_mon(w, GAUDI2_SM_MON_CONFIG_0, mon, config);
+	put_mon(w, GAUDI2_SM_MON_PAY_ADDRL_0, mon, static_cast<uint32_t>(addr));
+	put_mon(w, GAUDI2_SM_MON_PAY_ADDRH_0, mon, static_cast<uint32_t>(addr >> 32));
+	put_mon(w, GAUDI2_SM_MON_PAY_DATA_0, mon, data);
+	uint32_t arm = (sob / 8) | ((0xffu & ~(1u << (sob % 8))) << GAUDI2_MON_ARM_MASK_SHIFT) |
+		       (val << GAUDI2_MON_ARM_VAL_SHIFT) |
+		       (equal ? GAUDI2_MON_ARM_MODE_EQUAL : 0);
+	put_mon(w, GAUDI2_SM_MON_ARM_0, mon, arm);
+}
+
 Mapping::Mapping(int fd, size_t len, int prot) : len_(len)
 {
 	p_ = mmap(nullptr, len, prot, MAP_SHARED, fd, 0);

@@ -99,6 +99,22 @@ void put_lin_dma(std::vector<uint32_t> &w, uint64_t dst, uint64_t src,
 		 uint32_t size, uint32_t extra_ctl = 0);
 void put_nop(std::vector<uint32_t> &w);
 uint32_t lin_dma_ctl();
+// A packet's control word: opcode and message barrier.
+uint32_t ctl(uint32_t opcode);
+void put_msg_long(std::vector<uint32_t> &w, uint64_t addr, uint32_t value,
+		  uint32_t extra_ctl = 0);
+void put_msg_short(std::vector<uint32_t> &w, uint32_t base, uint32_t offset,
+		   uint32_t value);
+// A SOB write through base 1: set (or add) a 15-bit value.
+void put_sob(std::vector<uint32_t> &w, uint32_t sob, uint32_t value, bool add);
+// A monitor register through base 0 (offsets from MON_PAY_ADDRL_0).
+void put_mon(std::vector<uint32_t> &w, uint32_t reg0, uint32_t mon,
+	     uint32_t value);
+// Monitor mon writes data to addr once SOB sob >= val (or == val); with
+// config GAUDI2_MON_CFG_CQ_EN, addr is a completion queue's id.
+void put_monitor(std::vector<uint32_t> &w, uint32_t mon, uint64_t addr,
+		 uint32_t data, uint32_t sob, uint32_t val, bool equal = false,
+		 uint32_t config = 0);
 
 // A dma-buf fd mapped into memory; unmaps and closes when destroyed.
 class Mapping {
