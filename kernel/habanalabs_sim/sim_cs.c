@@ -861,46 +861,25 @@ static int sim_cs_other_type(struct sim_ctx *ctx, u32 type)
 	}
 }
 
-int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
+/*
+ * Submits the @n chunks at user address @uchunks as one CS: its sequence
+ * number in *@seqp and, if @out, a reference on it.
+ */
+static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
+			 u32 flags, u32 timeout, u64 *seqp, struct sim_cs **out)
 {
-	struct hl_cs_in in = args->in;
 	struct hl_cs_chunk *chunks;
-	struct sim_cs *cs;
-	unsigned int i, n = in.num_chunks_execute;
 	unsigned long total_ops = 0;
-	u32 type = in.cs_flags & SIM_CS_TYPE_FLAGS;
+	struct sim_cs *cs;
+	unsigned int i;
 	u32 timeout_s;
 	u64 seq;
 	int rc;
 
-	for (i = 0; i < ARRAY_SIZE(in.pad); i++)
-		if (in.pad[i])
-			return -EINVAL;
-	/* The driver's order: staged submission first, then the type. */
-	if (in.cs_flags & HL_CS_FLAGS_STAGED_SUBMISSION)
-		return -EPERM;
-	if (type & (type - 1))
-		return -EINVAL;
-	if (type) {
-		rc = sim_cs_other_type(ctx, type);
-		if (!rc) {
-			memset(args, 0, sizeof(*args));
-			args->out.status = HL_CS_STATUS_SUCCESS;
-		}
-		return rc;
-	}
-	/* Restore phases and the rest are not emulated. */
-	if (in.cs_flags & ~SIM_CS_FLAGS_DEFAULT)
-		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
-	if (in.num_chunks_restore)
-		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
-	if (!n || n > HL_MAX_JOBS_PER_CS)
-		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
-
 	chunks = kvmalloc_array(n, sizeof(*chunks), GFP_KERNEL_ACCOUNT);
 	if (!chunks)
 		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
-	if (copy_from_user(chunks, u64_to_user_ptr(in.chunks_execute),
+	if (copy_from_user(chunks, u64_to_user_ptr(uchunks),
 			   array_size(n, sizeof(*chunks)))) {
 		kvfree(chunks);
 		return -EFAULT;
@@ -916,16 +895,16 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	INIT_WORK(&cs->work, sim_cs_work);
 	init_completion(&cs->done);
 	cs->ctx = ctx;
-	cs->want_timestamp = in.cs_flags & HL_CS_FLAGS_TIMESTAMP;
-	cs->skip_reset = in.cs_flags & HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
+	cs->want_timestamp = flags & HL_CS_FLAGS_TIMESTAMP;
+	cs->skip_reset = flags & HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
 	/*
 	 * As the driver (hl_hw_queue_schedule_cs()): no CS times out when the
 	 * device's timeout is "never"; otherwise the CS's own timeout, if it
 	 * asks for one, or the device's.  A custom timeout of 0 arms the
 	 * timeout at once: the CS times out unless already complete.
 	 */
-	timeout_s = (in.cs_flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) ? in.timeout :
-								  sim_cs_timeout_s;
+	timeout_s = (flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) ? timeout :
+							     sim_cs_timeout_s;
 	cs->deadline = sim_cs_timeout_s ?
 		ktime_add_ms(ktime_get(), timeout_s * 1000ull) : KTIME_MAX;
 	sim_stat_inc(SIM_STAT_CS);
@@ -976,17 +955,96 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	spin_unlock(&ctx->cs_lock);
 	sim_busy_begin(cs);
 	/* From here the engine owns cs; it may be gone once started. */
+	if (out)
+		kref_get(&cs->ref);
 	sim_cs_start(cs);
-
-	memset(args, 0, sizeof(*args));
-	args->out.seq = seq;
-	args->out.status = HL_CS_STATUS_SUCCESS;
+	if (out)
+		*out = cs;
+	*seqp = seq;
 	return 0;
 
 err:
 	kvfree(chunks);
 	sim_cs_put(cs);
 	return rc;
+}
+
+/*
+ * HL_CS_FLAGS_FORCE_RESTORE with restore chunks: as the driver's
+ * hl_cs_ctx_switch() on a device without context switches, they run as
+ * a CS of their own, with the device's timeout, which the execute chunks
+ * wait for: ENOEXEC if it failed.
+ */
+static int sim_cs_restore(struct sim_ctx *ctx, const struct hl_cs_in *in)
+{
+	struct sim_cs *cs;
+	long left;
+	u64 seq;
+	int rc;
+
+	rc = sim_cs_submit(ctx, in->chunks_restore, in->num_chunks_restore, 0,
+			   0, &seq, &cs);
+	if (rc)
+		return rc;
+	/*
+	 * Its own deadline (the device's timeout) ends it first; the second
+	 * more is a margin, so that a restore CS that times out is seen.
+	 */
+	left = wait_for_completion_interruptible_timeout(&cs->done,
+			sim_cs_timeout_s ?
+			((unsigned long)sim_cs_timeout_s + 1) * HZ :
+			MAX_SCHEDULE_TIMEOUT);
+	/* One still running after that: on, as the driver does. */
+	rc = left < 0 || (left && cs->error) ? -ENOEXEC : 0;
+	sim_cs_put(cs);
+	return rc;
+}
+
+int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
+{
+	struct hl_cs_in in = args->in;
+	unsigned int i, n = in.num_chunks_execute;
+	u32 type = in.cs_flags & SIM_CS_TYPE_FLAGS;
+	u64 seq;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(in.pad); i++)
+		if (in.pad[i])
+			return -EINVAL;
+	/* The driver's order: staged submission first, then the type. */
+	if (in.cs_flags & HL_CS_FLAGS_STAGED_SUBMISSION)
+		return -EPERM;
+	if (type & (type - 1))
+		return -EINVAL;
+	if (type) {
+		rc = sim_cs_other_type(ctx, type);
+		if (!rc) {
+			memset(args, 0, sizeof(*args));
+			args->out.status = HL_CS_STATUS_SUCCESS;
+		}
+		return rc;
+	}
+	if (in.cs_flags & ~SIM_CS_FLAGS_DEFAULT)
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+	if (!n || n > HL_MAX_JOBS_PER_CS)
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+	/* Restore chunks run only when forced; otherwise they are ignored. */
+	if ((in.cs_flags & HL_CS_FLAGS_FORCE_RESTORE) && in.num_chunks_restore) {
+		if (in.num_chunks_restore > HL_MAX_JOBS_PER_CS)
+			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+		rc = sim_cs_restore(ctx, &in);
+		if (rc)
+			return rc;
+	}
+
+	rc = sim_cs_submit(ctx, in.chunks_execute, n, in.cs_flags, in.timeout,
+			   &seq, NULL);
+	if (rc)
+		return rc;
+	memset(args, 0, sizeof(*args));
+	args->out.seq = seq;
+	args->out.status = HL_CS_STATUS_SUCCESS;
+	return 0;
 }
 
 /* A wait's answer for a completed CS, as the real driver gives it. */

@@ -234,6 +234,67 @@ TEST_F(SimSync, AFenceNothingRaisesTimesOut)
 	d.cb_free(cb);
 }
 
+// Restore chunks, as the driver on Gaudi2 (which has no context switch):
+// ignored unless HL_CS_FLAGS_FORCE_RESTORE, then run first as a CS of
+// their own (taking a sequence number) that the execute chunks wait
+// for; a restore CS that fails (here: times out) fails the submission
+// with ENOEXEC and nothing of the execute chunks runs.
+TEST_F(SimSync, RestoreChunksRunFirstWhenForced)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	ASSERT_TRUE(host.ok());
+	std::vector<uint32_t> restore, exec, stuck;
+	put_msg_long(restore, host.at(0), 0x11);
+	put_msg_long(exec, host.at(1), 0x22);
+	put_fence(stuck, 1, 1, 1);
+	uint64_t rcb, ecb, scb;
+	ASSERT_EQ(d.cb_with(restore, &rcb), 0);
+	ASSERT_EQ(d.cb_with(exec, &ecb), 0);
+	ASSERT_EQ(d.cb_with(stuck, &scb), 0);
+	hl_cs_chunk rc = user_chunk(rcb, static_cast<uint32_t>(restore.size() * 4));
+	hl_cs_chunk ec = user_chunk(ecb, static_cast<uint32_t>(exec.size() * 4));
+	hl_cs_chunk sc = user_chunk(scb, static_cast<uint32_t>(stuck.size() * 4));
+
+	hl_cs_args a{};
+	auto submit = [&](hl_cs_chunk *r, uint32_t flags) {
+		a = {};
+		a.in.chunks_restore = reinterpret_cast<uintptr_t>(r);
+		a.in.num_chunks_restore = 1;
+		a.in.chunks_execute = reinterpret_cast<uintptr_t>(&ec);
+		a.in.num_chunks_execute = 1;
+		a.in.cs_flags = flags;
+		return xioctl(d.fd(), DRM_IOCTL_HL_CS, &a);
+	};
+	uint32_t st = ~0u;
+	ASSERT_EQ(submit(&rc, 0), 0);
+	uint64_t seq1 = a.out.seq;
+	ASSERT_EQ(d.wait(seq1, 30ull * 1000 * 1000, &st), 0);
+	EXPECT_EQ(host.p[0], 0u) << "not forced: ignored";
+	EXPECT_EQ(host.p[1], 0x22u);
+
+	host.p[1] = 0;
+	ASSERT_EQ(submit(&rc, HL_CS_FLAGS_FORCE_RESTORE), 0);
+	EXPECT_EQ(a.out.seq, seq1 + 2) << "the restore CS took a sequence number";
+	ASSERT_EQ(d.wait(a.out.seq, 30ull * 1000 * 1000, &st), 0);
+	EXPECT_EQ(host.p[0], 0x11u);
+	EXPECT_EQ(host.p[1], 0x22u);
+
+	const std::string param = "/sys/module/habanalabs_sim/parameters/cs_timeout_s";
+	std::string old = read_file(param);
+	ASSERT_FALSE(old.empty());
+	set_sim_param("cs_timeout_s", 1);
+	host.p[1] = 0;
+	int rc2 = submit(&sc, HL_CS_FLAGS_FORCE_RESTORE);
+	set_sim_param("cs_timeout_s", std::stoul(old));
+	EXPECT_EQ(rc2, -ENOEXEC);
+	EXPECT_EQ(host.p[1], 0u) << "the execute chunks did not run";
+	d.cb_free(rcb);
+	d.cb_free(ecb);
+	d.cb_free(scb);
+}
+
 // What a queue may not do is refused at submission with the driver's
 // errno, and nothing of the CS runs.
 TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)

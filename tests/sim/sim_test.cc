@@ -945,10 +945,15 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	ca.in.pad[3] = 1;
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EINVAL) << "pad";
 	ca.in.pad[3] = 0;
-	ca.in.num_chunks_restore = 1;
+	ca.in.num_chunks_restore = HL_MAX_JOBS_PER_CS + 1;
 	ca.in.chunks_restore = reinterpret_cast<uintptr_t>(&c);
-	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EINVAL) << "restore";
+	ca.in.cs_flags = HL_CS_FLAGS_FORCE_RESTORE;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EINVAL) << "too many restore chunks";
+	ca.in.num_chunks_restore = 1;
+	ca.in.chunks_restore = 16;
+	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EFAULT) << "restore chunks ptr";
 	ca.in.num_chunks_restore = 0;
+	ca.in.cs_flags = 0;
 	ca.in.chunks_execute = 16;
 	EXPECT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), -EFAULT) << "chunks ptr";
 
