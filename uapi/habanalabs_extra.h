@@ -97,6 +97,19 @@ struct gaudi2_packet_lin_dma {
 	__u64 dst_addr;			/* little endian */
 };
 
+/*
+ * CP_DMA: the upper CP hands the tsize bytes of commands at src_addr (a
+ * device VA) to its queue manager's lower CP, which runs them.  With
+ * UPPER_CP set the upper CP runs them itself (a nested CB).
+ */
+struct gaudi2_packet_cp_dma {
+	__u32 tsize;			/* little endian */
+	__u32 ctl;			/* little endian */
+	__u64 src_addr;			/* little endian */
+};
+
+#define GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK	0x00000020
+
 /* NOP: 8 bytes, only ctl (opcode GAUDI2_PACKET_NOP) is meaningful. */
 struct gaudi2_packet_nop {
 	__u32 reserved;

@@ -447,8 +447,8 @@ void sim_sm_fini(struct sim_device *sdev);
 void sim_sm_reset(struct sim_device *sdev);
 int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value);
 void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value);
-bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, u8 id, u8 target,
-		       u8 dec);
+bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, bool lower, u8 id,
+		       u8 target, u8 dec);
 
 /* sim_irq.c */
 extern atomic_t sim_irq_lost;		/* doorbell writes of no user irq */

@@ -15,16 +15,18 @@
  * memory the submitter mapped, even if it unmaps or exits meanwhile.
  *
  * The packets a queue runs: NOP; LIN_DMA (a copy, swapping the bytes of
- * 16-, 32- or 64-bit elements if asked; no memset); MSG_LONG to memory or to the sync manager and queue fences,
- * MSG_SHORT to the sync manager (sim_sm.c); FENCE, which waits for the
- * queue's fence counter; STOP, which ends the CB.  The jobs of a CS run
+ * 16-, 32- or 64-bit elements if asked; no memset); MSG_LONG to memory or
+ * to the sync manager and queue fences, MSG_SHORT to the sync manager
+ * (sim_sm.c); FENCE, which waits for the queue's fence counter; STOP,
+ * which ends the CB; CP_DMA, which hands a CB to the queue manager's
+ * lower CP (its commands run in its place).  The jobs of a CS run
  * as the queues of the device do, side by side: a queue that waits on a
  * fence lets the others run, and a CS whose queues all wait on fences
  * that none of them will signal waits, as on the device, until it times
  * out or its owner closes.  WREG32 addresses the registers of the queue's
  * own engine block, which the emulation does not have: refused, as are
- * the other packets (WREG_BULK, CP_DMA, REPEAT, MSG_PROT, predicated
- * packets) with EINVAL.
+ * the other packets (WREG_BULK, REPEAT, MSG_PROT, predicated packets,
+ * CP_DMA to the upper CP) with EINVAL.
  *
  * A CS has a deadline (its own timeout, or cs_timeout_s): one that has
  * not completed by then is abandoned with ETIMEDOUT, recorded for
@@ -33,6 +35,7 @@
  * answer as on a Gaudi2 whose queues have no sync streams, no staged
  * submissions and no engine cores.
  */
+#include <linux/bsearch.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -41,6 +44,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/swab.h>
 #include <linux/uaccess.h>
 
@@ -51,6 +55,7 @@ enum sim_cmd_kind {
 	SIM_CMD_MEM_WRITE,		/* MSG_LONG to memory: value to dst */
 	SIM_CMD_REG_WRITE,		/* MSG_LONG/SHORT: value to reg */
 	SIM_CMD_FENCE,			/* FENCE */
+	SIM_CMD_CP_DMA,			/* parsing only: a lower CB to read */
 };
 
 /*
@@ -63,6 +68,7 @@ struct sim_cmd {
 	u8 kind;
 	u8 swap;			/* DMA: bytes swapped per element, or 0 */
 	u8 fence_id, fence_target, fence_dec;
+	u8 lower;			/* FENCE: on the lower CP's counter */
 	u32 repeat;			/* DMA: times it runs (1 or more) */
 	u32 len;			/* DMA: bytes; MEM_WRITE: 4 */
 	u32 value;			/* writes */
@@ -296,6 +302,18 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 		if (sim_parse_write(sdev, addr, value, cmd))
 			return -EINVAL;
 		return sizeof(struct gaudi2_packet_msg_short);
+	case GAUDI2_PACKET_CP_DMA:
+		if (left < sizeof(struct gaudi2_packet_cp_dma))
+			return -EINVAL;
+		/* To the lower CP only: no nested CB, no predicate. */
+		if (ctl & ~NOP_CTL_ALLOWED)
+			return -EINVAL;
+		if (value) {
+			cmd->kind = SIM_CMD_CP_DMA;
+			cmd->len = value;
+			cmd->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
+		}
+		return sizeof(struct gaudi2_packet_cp_dma);
 	case GAUDI2_PACKET_FENCE:
 		if (ctl & ~NOP_CTL_ALLOWED)
 			return -EINVAL;
@@ -354,20 +372,74 @@ static struct sim_bo *sim_cb_memory(struct sim_ctx *ctx, u64 addr, u32 size,
 }
 
 /*
- * Validates the CB of @size bytes at @off in @bo: counts its commands
- * (@ops NULL), or fills at most @max of them into @ops.  The CB is the
- * user's memory and may change between the two walks: what the second
- * one validates is what runs, and a CB that grew meanwhile is refused.
+ * The walk of one job's CBs: the chunk's (the upper CP's) and the lower
+ * CBs its CP_DMAs hand to the queue manager's lower CP, whose commands
+ * are spliced in where the CP_DMA is.  The walk counts the commands
+ * (@ops NULL), or fills at most @max of them into @ops.
  */
-static int sim_parse_cb(struct sim_device *sdev, struct sim_bo *bo, u64 off,
-			u32 size, u8 *win, struct sim_cmd *ops,
-			unsigned int max, unsigned int *nops, bool *fence)
+struct sim_parser {
+	struct sim_ctx *ctx;
+	u8 *win[2];			/* a window of the upper CB, of a lower */
+	struct sim_cmd *ops;
+	unsigned int max;
+	unsigned int n;
+	struct sim_cmd last;		/* for runs of the same copy */
+	bool fence;
+};
+
+static int sim_parse_add(struct sim_parser *p, const struct sim_cmd *cmd)
 {
-	struct sim_cmd cmd, last = { .kind = U8_MAX };
-	unsigned int n = 0;
+	if (sim_cmd_repeats(&p->last, cmd)) {
+		p->last.repeat++;
+		if (p->ops)
+			p->ops[p->n - 1].repeat++;
+		return 0;
+	}
+	if (p->ops && p->n == p->max)
+		return -EINVAL;
+	if (p->ops)
+		p->ops[p->n] = *cmd;
+	if (cmd->kind == SIM_CMD_FENCE)
+		p->fence = true;
+	p->last = *cmd;
+	p->n++;
+	return 0;
+}
+
+static int sim_parse_cb(struct sim_parser *p, struct sim_bo *bo, u64 off,
+			u32 size, bool lower);
+
+/*
+ * A CP_DMA: the lower CP reads its CB through the MMU, from any memory
+ * the context mapped; the lower CP takes no further CB.
+ */
+static int sim_parse_lower(struct sim_parser *p, const struct sim_cmd *cp)
+{
+	struct sim_bo *bo;
+	u64 off = 0;
+	int rc;
+
+	bo = sim_cb_memory(p->ctx, cp->src_va, cp->len, &off);
+	if (!bo)
+		return -EFAULT;
+	rc = sim_parse_cb(p, bo, off, cp->len, true);
+	sim_bo_put(bo);
+	return rc;
+}
+
+/*
+ * Validates the CB of @size bytes at @off in @bo.  The CB is the user's
+ * memory and may change between the two walks: what the second one
+ * validates is what runs, and a CB that grew meanwhile is refused.
+ */
+static int sim_parse_cb(struct sim_parser *p, struct sim_bo *bo, u64 off,
+			u32 size, bool lower)
+{
+	u8 *win = p->win[lower];
+	struct sim_cmd cmd;
 	u32 pos = 0, at, got;
 	bool end;
-	int len;
+	int len, rc;
 
 	while (pos < size) {
 		got = min_t(u32, size - pos, SIM_CB_WINDOW + SIM_PKT_MAX);
@@ -377,26 +449,23 @@ static int sim_parse_cb(struct sim_device *sdev, struct sim_bo *bo, u64 off,
 			/* Every packet is at least 8 bytes: header and ctl. */
 			if (got - at < sizeof(struct gaudi2_packet_nop))
 				return -EINVAL;
-			len = sim_parse_packet(sdev, win + at, got - at, &cmd);
+			len = sim_parse_packet(p->ctx->sdev, win + at, got - at,
+					       &cmd);
 			if (len < 0)
 				return len;
-			if (cmd.kind != U8_MAX && sim_cmd_repeats(&last, &cmd)) {
-				last.repeat++;
-				if (ops)
-					ops[n - 1].repeat++;
+			if (cmd.kind == SIM_CMD_CP_DMA) {
+				rc = lower ? -EINVAL : sim_parse_lower(p, &cmd);
+				if (rc)
+					return rc;
 			} else if (cmd.kind != U8_MAX) {
-				if (ops && n == max)
-					return -EINVAL;
-				if (ops)
-					ops[n] = cmd;
-				if (cmd.kind == SIM_CMD_FENCE)
-					*fence = true;
-				last = cmd;
-				n++;
+				cmd.lower = lower;
+				rc = sim_parse_add(p, &cmd);
+				if (rc)
+					return rc;
 			}
-			/* The queue stops: the rest of the CB is not fetched. */
+			/* The CP stops: the rest of the CB is not fetched. */
 			if (!len)
-				goto out;
+				return 0;
 		}
 		pos += at;
 		/* A CB is as long as its mapping: yield between windows. */
@@ -404,8 +473,6 @@ static int sim_parse_cb(struct sim_device *sdev, struct sim_bo *bo, u64 off,
 			return -EINTR;
 		cond_resched();
 	}
-out:
-	*nops = n;
 	return 0;
 }
 
@@ -419,10 +486,10 @@ out:
 static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 			 struct sim_job *job, bool *fence)
 {
+	struct sim_parser p = { .ctx = ctx, .last.kind = U8_MAX };
 	struct sim_bo *bo;
 	unsigned int i, n;
 	u64 off = 0;
-	u8 *win;
 	int rc;
 
 	rc = sim_queue_validate(ch);
@@ -445,18 +512,20 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 	bo = sim_cb_memory(ctx, ch->cb_handle, ch->cb_size, &off);
 	if (!bo)
 		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EFAULT);
-	win = kvmalloc(SIM_CB_WINDOW + SIM_PKT_MAX, GFP_KERNEL_ACCOUNT);
-	if (!win) {
+	p.win[0] = kvmalloc(2 * (SIM_CB_WINDOW + SIM_PKT_MAX),
+			    GFP_KERNEL_ACCOUNT);
+	if (!p.win[0]) {
 		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 		goto out;
 	}
-	rc = sim_parse_cb(ctx->sdev, bo, off, ch->cb_size, win, NULL, 0, &n,
-			  fence);
+	p.win[1] = p.win[0] + SIM_CB_WINDOW + SIM_PKT_MAX;
+	rc = sim_parse_cb(&p, bo, off, ch->cb_size, false);
 	if (rc) {
 		if (rc != -EINTR)
 			sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 		goto out;
 	}
+	n = p.n;
 	if (!n)
 		goto out;
 	/* Bounds the kernel memory before allocating it. */
@@ -469,12 +538,15 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
 		goto out;
 	}
-	rc = sim_parse_cb(ctx->sdev, bo, off, ch->cb_size, win, job->ops, n,
-			  &job->nops, fence);
+	p = (struct sim_parser){ .ctx = ctx, .win = { p.win[0], p.win[1] },
+				 .ops = job->ops, .max = n, .last.kind = U8_MAX };
+	rc = sim_parse_cb(&p, bo, off, ch->cb_size, false);
+	job->nops = p.n;
+	*fence |= p.fence;
 	if (rc && rc != -EINTR)
 		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 out:
-	kvfree(win);
+	kvfree(p.win[0]);
 	sim_bo_put(bo);
 	return rc;
 }
@@ -655,13 +727,54 @@ static bool sim_cs_find_fence(struct sim_ctx *ctx, u64 seq,
 	return false;
 }
 
-/* A LIN_DMA, as many times as its CB repeats it; stops when told to. */
+static int sim_page_cmp(const void *a, const void *b)
+{
+	const struct page *x = *(struct page * const *)a;
+	const struct page *y = *(struct page * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Whether a copy's source and destination share a page, so that each
+ * repetition reads what the last one wrote.  Pages, not addresses: two
+ * mappings may hold the same memory.  True when it cannot tell.
+ */
+static bool sim_dma_overlaps(const struct sim_cmd *op)
+{
+	pgoff_t s0 = op->src_off >> PAGE_SHIFT, d0 = op->dst_off >> PAGE_SHIFT;
+	pgoff_t ns = ((op->src_off + op->len - 1) >> PAGE_SHIFT) - s0 + 1;
+	pgoff_t nd = ((op->dst_off + op->len - 1) >> PAGE_SHIFT) - d0 + 1;
+	struct page **src;
+	bool hit = false;
+	pgoff_t i;
+
+	src = kvmalloc_array(ns, sizeof(*src), GFP_KERNEL);
+	if (!src)
+		return true;
+	memcpy(src, op->src->pages + s0, ns * sizeof(*src));
+	sort(src, ns, sizeof(*src), sim_page_cmp, NULL);
+	for (i = 0; i < nd && !hit; i++)
+		hit = bsearch(&op->dst->pages[d0 + i], src, ns, sizeof(*src),
+			      sim_page_cmp);
+	kvfree(src);
+	return hit;
+}
+
+/*
+ * A LIN_DMA, as many times as its CB repeats it; stops when told to.
+ * Copying the same bytes again between pages that do not overlap changes
+ * nothing, so such a run (a bandwidth test's thousands of copies) is
+ * done once; an overlapping one (an in-place swap) runs every time.
+ */
 static int sim_dma_run(struct sim_cs *cs, const struct sim_cmd *op)
 {
-	u32 i;
+	u32 i, n = op->repeat;
 	int rc;
 
-	for (i = 0; i < op->repeat; i++) {
+	if (n > 1 && !sim_dma_overlaps(op))
+		n = 1;
+	for (i = 0; i < n; i++) {
 		rc = sim_dma_copy(cs, op);
 		if (!rc)
 			rc = sim_cs_check(cs);
@@ -713,6 +826,7 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 					return rc;
 				if (op->kind == SIM_CMD_FENCE) {
 					if (!sim_sm_fence_pass(sdev, job->queue,
+							       op->lower,
 							       op->fence_id,
 							       op->fence_target,
 							       op->fence_dec)) {

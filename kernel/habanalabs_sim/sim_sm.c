@@ -411,16 +411,18 @@ void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value)
  * A FENCE on @queue: true (and the counter decremented) once the
  * counter has reached @target.
  */
-bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, u8 id, u8 target,
-		       u8 dec)
+bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, bool lower, u8 id,
+		       u8 target, u8 dec)
 {
 	int qm = sim_queue_qman(queue);
-	u32 *cnt;
+	u32 cp, *cnt;
 
 	/* Only queues sim_queue_enabled() accepted get here. */
 	if (WARN_ON_ONCE(qm < 0))
 		return false;
-	cnt = &sdev->sm->fence[qm][queue - sim_qmans[qm].first_queue][id];
+	/* A stream's own CP, or its queue manager's lower CP (the last). */
+	cp = lower ? GAUDI2_QM_FENCE_CPS - 1 : queue - sim_qmans[qm].first_queue;
+	cnt = &sdev->sm->fence[qm][cp][id];
 	if (*cnt < target)
 		return false;
 	*cnt -= min_t(u32, dec, *cnt);

@@ -295,6 +295,146 @@ TEST_F(SimSync, RestoreChunksRunFirstWhenForced)
 	d.cb_free(scb);
 }
 
+void put_cp_dma(std::vector<uint32_t> &w, uint64_t cb, uint32_t size,
+		uint32_t extra_ctl = 0)
+{
+	w.push_back(size);
+	w.push_back(ctl(GAUDI2_PACKET_CP_DMA) | extra_ctl);
+	w.push_back(static_cast<uint32_t>(cb));
+	w.push_back(static_cast<uint32_t>(cb >> 32));
+}
+
+// CP_DMA hands a lower CB to the queue manager's lower CP, as hl-thunk's
+// legacy mode does for every EDMA job: its copies and writes run where
+// the CP_DMA is, and its FENCE counts on the lower CP's counter, which a
+// monitor raises through the fence register of CP 4 (and not CP 0's).
+TEST_F(SimSync, CpDmaRunsALowerCbOnTheLowerCp)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	DevBuf buf(d, kPage);
+	ASSERT_TRUE(host.ok() && buf.ok());
+	fill_pattern(buf.data(), 256, 3);
+
+	// The lower CB waits on its fence 0, then copies and writes.
+	std::vector<uint32_t> lower;
+	put_fence(lower, 0, 1, 1);
+	put_lin_dma(lower, buf.va + 1024, buf.va, 256);
+	put_msg_long(lower, host.at(0), 2);
+	uint64_t lcb;
+	ASSERT_EQ(d.cb_with(lower, &lcb), 0);
+	std::vector<uint32_t> upper;
+	put_cp_dma(upper, lcb, static_cast<uint32_t>(lower.size() * 4));
+	put_msg_long(upper, host.at(2), 3);
+
+	// Another queue raises the EDMA's lower CP fence (CP 4) once its own
+	// write is done.
+	const uint64_t fence_cp4 = GAUDI2_CFG_BASE + GAUDI2_DCORE0_EDMA0_QM_CP_FENCE0_RDATA_0 + 4 * 4;
+	std::vector<uint32_t> signaller;
+	put_sob(signaller, kSob, 0, false);
+	put_monitor(signaller, kMon, fence_cp4, 1, kSob, 1);
+	put_msg_long(signaller, host.at(1), 1);
+	put_sob(signaller, kSob, 1, true);
+	uint32_t st = ~0u;
+	ASSERT_EQ(run_cs(d, {{upper, GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0},
+			     {signaller, GAUDI2_QUEUE_ID_PDMA_1_0}}, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(host.p[0], 2u);
+	EXPECT_EQ(host.p[1], 1u);
+	EXPECT_EQ(host.p[2], 3u) << "the upper CB goes on after the CP_DMA";
+	EXPECT_EQ(check_pattern(buf.data() + 1024, 256, 3), -1);
+
+	// Raising stream 0's fence (CP 0) does not release the lower CP.
+	std::vector<uint32_t> wrong;
+	put_msg_long(wrong, GAUDI2_CFG_BASE + GAUDI2_DCORE0_EDMA0_QM_CP_FENCE0_RDATA_0, 1);
+	std::vector<uint32_t> stuck;
+	put_cp_dma(stuck, lcb, static_cast<uint32_t>(lower.size() * 4));
+	uint64_t wcb, scb, seq;
+	ASSERT_EQ(d.cb_with(wrong, &wcb), 0);
+	ASSERT_EQ(d.cb_with(stuck, &scb), 0);
+	hl_cs_chunk chunks[2] = {
+		user_chunk(wcb, static_cast<uint32_t>(wrong.size() * 4), GAUDI2_QUEUE_ID_PDMA_1_0),
+		user_chunk(scb, static_cast<uint32_t>(stuck.size() * 4),
+			   GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0)};
+	hl_cs_args a{};
+	a.in.chunks_execute = reinterpret_cast<uintptr_t>(chunks);
+	a.in.num_chunks_execute = 2;
+	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
+	a.in.timeout = 1;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &a), 0);
+	seq = a.out.seq;
+	EXPECT_EQ(d.wait(seq, 30ull * 1000 * 1000, &st), -ETIMEDOUT);
+	d.cb_free(lcb);
+	d.cb_free(wcb);
+	d.cb_free(scb);
+}
+
+// What CP_DMA may not do: hand the CB to the upper CP (nested CBs), be
+// predicated, appear in a lower CB, or name a CB that is not mapped or
+// holds a bad packet.  Refused at submission, and nothing runs.
+TEST_F(SimSync, CpDmaRefusals)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	ASSERT_TRUE(host.ok());
+	std::vector<uint32_t> lower, nested, bad;
+	put_msg_long(lower, host.at(0), 1);
+	put_msg_long(bad, host.at(0), 1);
+	bad.push_back(0);
+	bad.push_back(ctl(GAUDI2_PACKET_WREG_BULK));
+	uint64_t lcb, bcb, ncb;
+	ASSERT_EQ(d.cb_with(lower, &lcb), 0);
+	ASSERT_EQ(d.cb_with(bad, &bcb), 0);
+	put_cp_dma(nested, lcb, 16);
+	ASSERT_EQ(d.cb_with(nested, &ncb), 0);
+
+	struct Case {
+		const char *what;
+		int err;
+		std::vector<uint32_t> w;
+	};
+	std::vector<Case> cases;
+	auto add = [&](const char *what, int err, uint64_t cb, uint32_t size,
+		       uint32_t extra = 0) {
+		Case c{what, err, {}};
+		put_msg_long(c.w, host.at(1), 1);	// must not run
+		put_cp_dma(c.w, cb, size, extra);
+		cases.push_back(c);
+	};
+	add("to the upper CP", -EINVAL, lcb, 16, GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK);
+	add("predicated", -EINVAL, lcb, 16, 1);
+	add("CP_DMA in a lower CB", -EINVAL, ncb, 16);
+	add("lower CB not mapped", -EFAULT, 0x208000000000ull, 16);
+	add("lower CB past its mapping", -EFAULT, lcb + kPage - 8, 16);
+	add("bad packet in the lower CB", -EINVAL, bcb, 24);
+	add("lower CB cut in a packet", -EINVAL, lcb, 12);
+	Case cut{"CP_DMA cut by the CB's end", -EINVAL, {}};
+	put_msg_long(cut.w, host.at(1), 1);
+	put_cp_dma(cut.w, lcb, 16);
+	cut.w.pop_back();
+	cases.push_back(cut);
+	for (auto &c : cases) {
+		uint64_t cb, seq;
+		ASSERT_EQ(d.cb_with(c.w, &cb), 0);
+		EXPECT_EQ(d.cs_one(cb, static_cast<uint32_t>(c.w.size() * 4), &seq,
+				   GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0), c.err) << c.what;
+		d.cb_free(cb);
+	}
+	EXPECT_EQ(host.p[0], 0u);
+	EXPECT_EQ(host.p[1], 0u);
+	// An empty CP_DMA hands nothing.
+	std::vector<uint32_t> empty;
+	put_cp_dma(empty, 0, 0);
+	put_msg_long(empty, host.at(1), 5);
+	ASSERT_EQ(d.run(empty), 0);
+	EXPECT_EQ(host.p[1], 5u);
+	d.cb_free(lcb);
+	d.cb_free(bcb);
+	d.cb_free(ncb);
+}
+
 // What a queue may not do is refused at submission with the driver's
 // errno, and nothing of the CS runs.
 TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)

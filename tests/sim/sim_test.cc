@@ -1171,6 +1171,58 @@ TEST_F(Sim, CsPacketLimit)
 	EXPECT_EQ(a.release(), 0);
 }
 
+// A run of the same copy between pages that do not overlap gives the
+// same bytes once as a thousand times, so it runs once: a bandwidth
+// test's CS of 819 GB completes well within a 20 s timeout.  Identity
+// is the pages: the same host page mapped at two device addresses is
+// one page, and an in-place swap through the two runs every time (an
+// even count leaves it as it was).
+TEST_F(Sim, RepeatedCopiesBetweenDistinctPagesRunOnce)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a(d, 8 << 20);
+	ASSERT_TRUE(a.ok());
+	fill_pattern(a.data(), 4 << 20, 12);
+	std::vector<uint32_t> w;
+	for (int i = 0; i < 200000; i++)
+		put_lin_dma(w, a.va + (4 << 20), a.va, 4 << 20);
+	uint64_t cb;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	hl_cs_chunk c = user_chunk(cb, static_cast<uint32_t>(w.size() * 4));
+	hl_cs_args ca{};
+	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
+	ca.in.num_chunks_execute = 1;
+	ca.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
+	ca.in.timeout = 20;
+	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), 0);
+	uint32_t st = ~0u;
+	EXPECT_EQ(d.wait(ca.out.seq, 60ull * 1000 * 1000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(check_pattern(a.data() + (4 << 20), 4 << 20, 12), -1);
+	EXPECT_EQ(d.cb_free(cb), 0);
+
+	void *p = mmap(nullptr, kPage, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	const uint8_t orig[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	memcpy(p, orig, 8);
+	uint64_t va1, va2;
+	ASSERT_EQ(d.map_host(p, kPage, &va1), 0);
+	ASSERT_EQ(d.map_host(p, kPage, &va2), 0);
+	ASSERT_NE(va1, va2);
+	std::vector<uint32_t> r;
+	const uint32_t swap16 = 1u << GAUDI2_PKT_LIN_DMA_CTL_ENDIAN_SHIFT;
+	for (int i = 0; i < 1000; i++)
+		put_lin_dma(r, va2, va1, 8, swap16);
+	ASSERT_EQ(d.run(r), 0);
+	EXPECT_EQ(memcmp(p, orig, 8), 0) << "swapped 1000 times through two mappings";
+	EXPECT_EQ(d.unmap(va1), 0);
+	EXPECT_EQ(d.unmap(va2), 0);
+	munmap(p, kPage);
+	EXPECT_EQ(a.release(), 0);
+}
+
 // A long CB is read in windows (64 KiB) at submission: a bad packet far
 // into it, one cut by the CB's end, and one straddling a window's end are
 // found as in a short CB, and nothing runs; a STOP far into it ends it.
