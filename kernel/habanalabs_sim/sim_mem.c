@@ -20,8 +20,11 @@
 #include "hl_user_pin.h"
 #include "sim.h"
 
-/* Largest userptr mapping: 4 GiB keeps the page array reasonable. */
-#define SIM_MAX_USERPTR_PAGES	(1ul << 20)
+/*
+ * Largest userptr mapping: 64 GiB (a page array of 128 MiB).  The driver
+ * bounds it only by what can be pinned; RLIMIT_MEMLOCK bounds it here too.
+ */
+#define SIM_MAX_USERPTR_PAGES	(1ul << 24)
 
 /* ---- backing objects ----------------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -298,4 +299,41 @@ TEST_F(SimLimits, CreateAndDestroyRaceOnOneOpen)
 	EXPECT_EQ(neg, 0) << "a counter went below 0: an object was destroyed "
 			     "before it was counted";
 	d.close_fd();
+}
+
+// A userptr mapping may be larger than 4 GiB (hl-thunk's
+// test_map_bigger_than_4GB): a copy from its last 64 KiB, past 4 GiB,
+// lands.  It needs a guest of more than 5 GiB (vm-6.12.sim-userptr-5g,
+// where HL_SIM_REQUIRE_BIG=1 makes a smaller guest a failure).
+TEST_F(SimLimits, UserptrMappingBeyond4GiB)
+{
+	constexpr uint64_t kTail = 64 << 10;
+	constexpr uint64_t kLen = (4ull << 30) + 2 * kTail;
+	struct sysinfo si {};
+	ASSERT_EQ(sysinfo(&si), 0);
+	if ((uint64_t)si.totalram * si.mem_unit < kLen + (1ull << 30)) {
+		if (getenv("HL_SIM_REQUIRE_BIG"))
+			FAIL() << "the guest has too little memory for a 4 GiB mapping";
+		GTEST_SKIP() << "needs a guest of more than 5 GiB";
+	}
+	void *p = mmap(nullptr, kLen, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	uint8_t *tail = static_cast<uint8_t *>(p) + kLen - kTail;
+	fill_pattern(tail, kTail, 21);
+	{
+		Dev d(0);
+		ASSERT_GE(d.fd(), 0);
+		uint64_t va = 0;
+		ASSERT_EQ(d.map_host(p, kLen, &va), 0);
+		DevBuf dst(d, kTail);
+		ASSERT_TRUE(dst.ok());
+		std::vector<uint32_t> w;
+		put_lin_dma(w, dst.va, va + kLen - kTail, kTail);
+		ASSERT_EQ(d.run(w), 0);
+		EXPECT_EQ(check_pattern(dst.data(), kTail, 21), -1);
+		EXPECT_EQ(dst.release(), 0);
+		EXPECT_EQ(d.unmap(va), 0);
+	}
+	munmap(p, kLen);
 }
