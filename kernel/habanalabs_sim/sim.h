@@ -37,6 +37,13 @@
 #define SIM_HOST_VA_BASE	0x200000000000ull	/* 32 TiB */
 #define SIM_HOST_VA_SIZE	0x010000000000ull
 
+/*
+ * SRAM, which queues reach at Gaudi2's SRAM_BASE_ADDR without a mapping;
+ * at most Gaudi2's 48 MiB (module parameter sram_mb, default none).
+ */
+#define SIM_SRAM_BASE		0x1000FFFFFD000000ull
+#define SIM_SRAM_MAX		(48ull << 20)
+
 /* Page sizes ALLOC accepts: 4 KiB (default), 64 KiB, 2 MiB. */
 #define SIM_PAGE_ORDER_MASK	(BIT_ULL(12) | BIT_ULL(16) | BIT_ULL(21))
 
@@ -232,6 +239,7 @@ struct sim_device {
 	u64 mem_used;			/* charged by live device BOs */
 
 	struct sim_sm *sm;		/* sync manager, queue fences */
+	struct sim_bo *sram;		/* NULL: the device reports none */
 	struct sim_irq *irq;		/* user interrupts (sim_irq.c) */
 
 	char pci_addr[16];
@@ -247,6 +255,7 @@ struct sim_bo {
 	struct sim_device *sdev;
 	bool userptr;
 	bool kernel;			/* pages of a CB: references */
+	bool sram;			/* the device's SRAM: not DRAM */
 	unsigned long npages;
 	struct page **pages;
 	u64 size;			/* npages * PAGE_SIZE */
@@ -395,7 +404,7 @@ extern unsigned int sim_cs_timeout_s;
 extern unsigned int sim_cs_inline_bytes;
 
 /* sim_dev.c */
-int sim_devices_create(unsigned int num, u64 mem_size);
+int sim_devices_create(unsigned int num, u64 mem_size, u64 sram_size);
 void sim_devices_destroy(void);
 
 /* sim_mem.c */
@@ -405,6 +414,10 @@ void sim_bo_read(struct sim_bo *bo, u64 off, void *data, u32 len);
 void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len);
 int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args);
 void sim_mem_ctx_fini(struct sim_ctx *ctx);
+int sim_sram_init(struct sim_device *sdev, u64 size);
+void sim_sram_fini(struct sim_device *sdev);
+struct sim_bo *sim_mem_lookup(struct sim_ctx *ctx, u64 addr, u64 len,
+			      u64 *off);
 int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
 		       struct sim_va **out);
 void sim_mem_unmap_kernel(struct sim_ctx *ctx, struct sim_va *va,

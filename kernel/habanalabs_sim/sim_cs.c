@@ -357,16 +357,12 @@ static bool sim_cmd_repeats(const struct sim_cmd *prev,
 static struct sim_bo *sim_cb_memory(struct sim_ctx *ctx, u64 addr, u32 size,
 				    u64 *off)
 {
-	struct sim_bo *bo = NULL;
-	struct sim_va *va;
+	struct sim_bo *bo;
 
 	mutex_lock(&ctx->lock);
-	va = sim_va_find(ctx, addr, size);
-	if (va) {
-		bo = va->bo;
+	bo = sim_mem_lookup(ctx, addr, size, off);
+	if (bo)
 		sim_bo_get(bo);
-		*off = addr - va->start;
-	}
 	mutex_unlock(&ctx->lock);
 	return bo;
 }
@@ -555,28 +551,25 @@ out:
 static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 {
 	unsigned int i, j;
-	struct sim_va *s, *d;
 
 	for (i = 0; i < cs->njobs; i++) {
 		for (j = 0; j < cs->jobs[i].nops; j++) {
 			struct sim_cmd *op = &cs->jobs[i].ops[j];
 
 			if (op->kind == SIM_CMD_DMA) {
-				s = sim_va_find(ctx, op->src_va, op->len);
-				if (!s)
+				op->src = sim_mem_lookup(ctx, op->src_va,
+							 op->len, &op->src_off);
+				if (!op->src)
 					return -EFAULT;
-				op->src_off = op->src_va - s->start;
-				sim_bo_get(s->bo);
-				op->src = s->bo;
+				sim_bo_get(op->src);
 			}
 			if (op->kind == SIM_CMD_DMA ||
 			    op->kind == SIM_CMD_MEM_WRITE) {
-				d = sim_va_find(ctx, op->dst_va, op->len);
-				if (!d)
+				op->dst = sim_mem_lookup(ctx, op->dst_va,
+							 op->len, &op->dst_off);
+				if (!op->dst)
 					return -EFAULT;
-				op->dst_off = op->dst_va - d->start;
-				sim_bo_get(d->bo);
-				op->dst = d->bo;
+				sim_bo_get(op->dst);
 			}
 			if (!(j % 1024))
 				cond_resched();

@@ -305,8 +305,8 @@ static void sim_device_fini(struct sim_device *sdev)
 	if (sdev->dev_compute)
 		device_destroy(sim_class, sdev->devt);
 	cdev_del(&sdev->cdev);
-	if (sdev->wq)
-		destroy_workqueue(sdev->wq);
+	destroy_workqueue(sdev->wq);
+	sim_sram_fini(sdev);
 	sim_irq_fini(sdev);
 	sim_sm_fini(sdev);
 	mutex_destroy(&sdev->engine);
@@ -314,7 +314,7 @@ static void sim_device_fini(struct sim_device *sdev)
 }
 
 static int sim_device_init(struct sim_device *sdev, unsigned int index,
-			   u64 mem_size)
+			   u64 mem_size, u64 sram_size)
 {
 	int rc;
 
@@ -331,36 +331,25 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 		 0x10 + index);
 
 	rc = sim_sm_init(sdev);
-	if (!rc) {
-		rc = sim_irq_init(sdev);
-		if (rc)
-			sim_sm_fini(sdev);
-	}
-	if (rc) {
-		mutex_destroy(&sdev->engine);
-		mutex_destroy(&sdev->open_lock);
-		return rc;
-	}
+	if (rc)
+		goto err_mutex;
+	rc = sim_irq_init(sdev);
+	if (rc)
+		goto err_sm;
+	rc = sim_sram_init(sdev, sram_size);
+	if (rc)
+		goto err_irq;
 	sdev->wq = alloc_ordered_workqueue("hlsim%u-cs", 0, index);
 	if (!sdev->wq) {
-		sim_irq_fini(sdev);
-		sim_sm_fini(sdev);
-		mutex_destroy(&sdev->engine);
-		mutex_destroy(&sdev->open_lock);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto err_sram;
 	}
 
 	cdev_init(&sdev->cdev, &sim_fops);
 	sdev->cdev.owner = THIS_MODULE;
 	rc = cdev_add(&sdev->cdev, sdev->devt, 2);
-	if (rc) {
-		destroy_workqueue(sdev->wq);
-		sim_irq_fini(sdev);
-		sim_sm_fini(sdev);
-		mutex_destroy(&sdev->engine);
-		mutex_destroy(&sdev->open_lock);
-		return rc;
-	}
+	if (rc)
+		goto err_wq;
 
 	sdev->dev_compute = device_create(sim_class, NULL, sdev->devt, sdev,
 					  "hlsim%u", index);
@@ -380,9 +369,22 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 err:
 	sim_device_fini(sdev);
 	return rc;
+
+err_wq:
+	destroy_workqueue(sdev->wq);
+err_sram:
+	sim_sram_fini(sdev);
+err_irq:
+	sim_irq_fini(sdev);
+err_sm:
+	sim_sm_fini(sdev);
+err_mutex:
+	mutex_destroy(&sdev->engine);
+	mutex_destroy(&sdev->open_lock);
+	return rc;
 }
 
-int sim_devices_create(unsigned int num, u64 mem_size)
+int sim_devices_create(unsigned int num, u64 mem_size, u64 sram_size)
 {
 	unsigned int i;
 	int rc;
@@ -403,13 +405,13 @@ int sim_devices_create(unsigned int num, u64 mem_size)
 	sim_class->dev_groups = sim_dev_groups;
 
 	for (i = 0; i < num; i++) {
-		rc = sim_device_init(&sim_devs[i], i, mem_size);
+		rc = sim_device_init(&sim_devs[i], i, mem_size, sram_size);
 		if (rc)
 			goto err_devs;
 		sim_ndevs++;
 	}
-	pr_info(SIM_NAME ": %u emulated GAUDI2 device(s), %llu MiB each, major %d\n",
-		num, mem_size >> 20, MAJOR(sim_devt_base));
+	pr_info(SIM_NAME ": %u emulated GAUDI2 device(s), %llu MiB each, %llu MiB of SRAM, major %d\n",
+		num, mem_size >> 20, sram_size >> 20, MAJOR(sim_devt_base));
 	return 0;
 
 err_devs:

@@ -62,6 +62,10 @@ static int sim_info_hw_ip(struct sim_device *sdev, struct hl_info_args *args)
 	hw.device_mem_alloc_default_page_size = PAGE_SIZE;
 	/* The EDMA engines a Gaudi2 without a binned one has (sim_queue.c). */
 	hw.edma_enabled_mask = SIM_EDMA_ENABLED_MASK;
+	if (sdev->sram) {
+		hw.sram_base_address = SIM_SRAM_BASE;
+		hw.sram_size = sdev->sram->size;
+	}
 	hw.first_available_interrupt_id = SIM_IRQ_USER_FIRST;
 	hw.number_of_user_interrupts = SIM_IRQ_USER_COUNT;
 	strscpy(hw.cpucp_version, "habanalabs_sim", sizeof(hw.cpucp_version));

@@ -20,6 +20,11 @@ module_param(memory_mb, uint, 0444);
 MODULE_PARM_DESC(memory_mb,
 		 "Device memory per device in MiB (default 256); backing pages are allocated per ALLOC");
 
+static unsigned int sram_mb;
+module_param(sram_mb, uint, 0444);
+MODULE_PARM_DESC(sram_mb,
+		 "SRAM per device in MiB (0-48, default 0: the devices report none)");
+
 /* Lets tests keep a CS in flight long enough to kill its owner. */
 unsigned int sim_cs_delay_ms;
 module_param_named(cs_delay_ms, sim_cs_delay_ms, uint, 0644);
@@ -98,6 +103,10 @@ static int __init sim_init(void)
 		pr_err(SIM_NAME ": memory_mb must be 1..65536\n");
 		return -EINVAL;
 	}
+	if ((u64)sram_mb * SZ_1M > SIM_SRAM_MAX) {
+		pr_err(SIM_NAME ": sram_mb must be 0..%llu\n", SIM_SRAM_MAX >> 20);
+		return -EINVAL;
+	}
 
 	sim_debugfs = debugfs_create_dir(SIM_NAME, NULL);
 	debugfs_create_file("stats", 0444, sim_debugfs, NULL,
@@ -105,7 +114,8 @@ static int __init sim_init(void)
 	debugfs_create_file("events", 0444, sim_debugfs, NULL,
 			    &sim_events_fops);
 
-	rc = sim_devices_create(num_devices, (u64)memory_mb * SZ_1M);
+	rc = sim_devices_create(num_devices, (u64)memory_mb * SZ_1M,
+				(u64)sram_mb * SZ_1M);
 	if (rc) {
 		debugfs_remove_recursive(sim_debugfs);
 		return rc;

@@ -71,6 +71,10 @@ static void sim_bo_release(struct kref *ref)
 	} else if (bo->kernel) {
 		for (i = 0; i < bo->npages; i++)
 			put_page(bo->pages[i]);
+	} else if (bo->sram) {
+		for (i = 0; i < bo->npages; i++)
+			if (bo->pages[i])
+				__free_page(bo->pages[i]);
 	} else {
 		for (i = 0; i < bo->npages; i++)
 			if (bo->pages[i])
@@ -80,8 +84,9 @@ static void sim_bo_release(struct kref *ref)
 		spin_unlock(&sdev->mem_lock);
 	}
 	kvfree(bo->pages);
+	if (!bo->sram)
+		sim_stat_dec(SIM_STAT_BO);
 	kfree(bo);
-	sim_stat_dec(SIM_STAT_BO);
 }
 
 void sim_bo_get(struct sim_bo *bo)
@@ -194,6 +199,64 @@ static int sim_bo_alloc_device(struct sim_device *sdev, u64 size,
 	}
 	*out = bo;
 	return 0;
+}
+
+/*
+ * The device's SRAM: zeroed pages for its life, which every open's
+ * queues reach at SIM_SRAM_BASE (the hardware keeps SRAM across opens).
+ */
+int sim_sram_init(struct sim_device *sdev, u64 size)
+{
+	unsigned long i, npages = size >> PAGE_SHIFT;
+	struct sim_bo *bo;
+
+	if (!npages)
+		return 0;
+	bo = sim_bo_new(sdev, npages);
+	if (!bo)
+		return -ENOMEM;
+	/* The device's own memory, not an object of an open. */
+	sim_stat_dec(SIM_STAT_BO);
+	bo->sram = true;
+	for (i = 0; i < npages; i++) {
+		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!bo->pages[i]) {
+			sim_bo_put(bo);
+			return -ENOMEM;
+		}
+	}
+	sdev->sram = bo;
+	return 0;
+}
+
+void sim_sram_fini(struct sim_device *sdev)
+{
+	if (sdev->sram)
+		sim_bo_put(sdev->sram);
+	sdev->sram = NULL;
+}
+
+/*
+ * What a queue reaches at @addr for @len bytes: the device's SRAM, or the
+ * mapping of @ctx that holds all of it; NULL if neither.  ctx->lock held;
+ * the caller takes its own reference.
+ */
+struct sim_bo *sim_mem_lookup(struct sim_ctx *ctx, u64 addr, u64 len,
+			      u64 *off)
+{
+	struct sim_bo *sram = ctx->sdev->sram;
+	struct sim_va *va;
+
+	if (sram && addr >= SIM_SRAM_BASE && len <= sram->size &&
+	    addr - SIM_SRAM_BASE <= sram->size - len) {
+		*off = addr - SIM_SRAM_BASE;
+		return sram;
+	}
+	va = sim_va_find(ctx, addr, len);
+	if (!va)
+		return NULL;
+	*off = addr - va->start;
+	return va->bo;
 }
 
 /* Unmaps va; *spare: see sim_va_unplace() (NULL at release). */

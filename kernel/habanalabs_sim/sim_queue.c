@@ -93,7 +93,9 @@ static bool sim_area_inside(u64 addr, u32 size, u64 start, u64 end)
 
 bool sim_queue_cb_address_valid(u64 addr, u32 size)
 {
-	return sim_area_inside(addr, size, SIM_DRAM_VA_BASE,
+	return sim_area_inside(addr, size, SIM_SRAM_BASE,
+			       SIM_SRAM_BASE + SIM_SRAM_MAX) ||
+	       sim_area_inside(addr, size, SIM_DRAM_VA_BASE,
 			       SIM_DRAM_VA_BASE + SIM_DRAM_VA_SIZE) ||
 	       sim_area_inside(addr, size, SIM_HOST_VA_BASE,
 			       SIM_HOST_VA_BASE + SIM_HOST_VA_SIZE);

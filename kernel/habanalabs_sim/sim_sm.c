@@ -286,16 +286,12 @@ static void sim_mon_write(struct sim_ctx *ctx, u32 reg, u32 value,
 static struct sim_bo *sim_sm_mem(struct sim_ctx *ctx, u64 addr, u32 len,
 				 u64 *off)
 {
-	struct sim_va *va;
-	struct sim_bo *bo = NULL;
+	struct sim_bo *bo;
 
 	mutex_lock(&ctx->lock);
-	va = sim_va_find(ctx, addr, len);
-	if (va) {
-		bo = va->bo;
+	bo = sim_mem_lookup(ctx, addr, len, off);
+	if (bo)
 		sim_bo_get(bo);
-		*off = addr - va->start;
-	}
 	mutex_unlock(&ctx->lock);
 	return bo;
 }

@@ -9,7 +9,7 @@ KO=$HL_KMOD_DIR/habanalabs_sim.ko
 TEST=$1
 fail() { echo "params.sh: FAIL: $*" >&2; rmmod habanalabs_sim 2>/dev/null; exit 1; }
 
-for bad in num_devices=0 num_devices=9 memory_mb=0; do
+for bad in num_devices=0 num_devices=9 memory_mb=0 sram_mb=49; do
 	if insmod "$KO" $bad 2>/dev/null; then
 		fail "insmod with $bad succeeded"
 	fi
