@@ -280,7 +280,6 @@ struct sim_va {
 	u64 start;			/* page aligned */
 	u64 size;			/* page multiple, = bo->size */
 	u64 data_off;			/* userptr: offset in first page */
-	u64 data_len;			/* bytes the user may address */
 	struct sim_bo *bo;		/* reference */
 	int handle;			/* ALLOC handle, 0 for userptr */
 	bool kernel;			/* a mapped CB's: no UNMAP */

@@ -387,7 +387,6 @@ static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
 	}
 	va->bo = alloc->bo;
 	va->size = alloc->bo->size;
-	va->data_len = va->size;
 	va->handle = handle;
 	va->space = &ctx->dram_va;
 	rc = sim_va_place(ctx, va->space, va, in->map_device.hint_addr,
@@ -429,7 +428,7 @@ static int sim_pin(struct sim_bo *bo, unsigned long start)
  * of the open may unmap a user's mapping as soon as it is released.
  */
 static struct sim_va *sim_map_host_bo(struct sim_ctx *ctx, struct sim_bo *bo,
-				      u64 data_off, u64 data_len, bool kernel,
+				      u64 data_off, bool kernel,
 				      u64 hint, bool force, u64 *vaddr)
 {
 	struct sim_va_hole *spare;
@@ -445,7 +444,6 @@ static struct sim_va *sim_map_host_bo(struct sim_ctx *ctx, struct sim_bo *bo,
 	va->bo = bo;
 	va->size = bo->size;
 	va->data_off = data_off;
-	va->data_len = data_len;
 	va->space = &ctx->host_va;
 	va->kernel = kernel;
 
@@ -505,7 +503,7 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	bo->userptr = true;
 	sim_stat_inc(SIM_STAT_USERPTR);
 
-	va = sim_map_host_bo(ctx, bo, addr - start, len, false,
+	va = sim_map_host_bo(ctx, bo, addr - start, false,
 			     in->map_host.hint_addr & PAGE_MASK,
 			     in->flags & HL_MEM_FORCE_HINT, vaddr);
 	return PTR_ERR_OR_ZERO(va);
@@ -646,7 +644,7 @@ int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
 		get_page(bo->pages[i]);
 	}
 	/* The user cannot unmap it: va stays valid past ctx->lock. */
-	va = sim_map_host_bo(ctx, bo, 0, size, true, 0, false, &vaddr);
+	va = sim_map_host_bo(ctx, bo, 0, true, 0, false, &vaddr);
 	if (IS_ERR(va))
 		return PTR_ERR(va);
 	*out = va;

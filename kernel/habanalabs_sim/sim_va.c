@@ -265,17 +265,18 @@ static struct sim_va *sim_va_at_or_below(struct sim_ctx *ctx, u64 addr)
 	return best;
 }
 
-/* The mapping that holds [addr, addr + len) entirely; ctx->lock held. */
+/*
+ * The mapping that holds [addr, addr + len) entirely; ctx->lock held.
+ * The device sees a mapping's whole pages, as the MMU maps them: a
+ * userptr mapping's first and last page hold bytes before and after the
+ * range the user named, which the device reaches too.
+ */
 struct sim_va *sim_va_find(struct sim_ctx *ctx, u64 addr, u64 len)
 {
 	struct sim_va *v = sim_va_at_or_below(ctx, addr);
-	u64 first;
 
-	if (!v)
-		return NULL;
-	first = v->start + v->data_off;
-	if (addr < first || addr - first >= v->data_len ||
-	    len > v->data_len - (addr - first))
+	if (!v || addr - v->start >= v->size ||
+	    len > v->size - (addr - v->start))
 		return NULL;
 	return v;
 }

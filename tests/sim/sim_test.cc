@@ -873,7 +873,7 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	std::vector<uint32_t> w;
 	w = {0, 0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT};
 	expect_cs(w, -EINVAL, "unknown opcode");
-	w = {0, GAUDI2_PACKET_CP_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT, 0, 0};
+	w = {0, GAUDI2_PACKET_REPEAT << GAUDI2_PKT_CTL_OPCODE_SHIFT, 0, 0};
 	expect_cs(w, -EINVAL, "unsupported packet");
 	w.clear();
 	put_lin_dma(w, hva, a.va, 64);
@@ -897,8 +897,8 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	put_lin_dma(w, hva, a.va + kPage, kPage + 1);
 	expect_cs(w, -EFAULT, "src past the end of its mapping");
 	w.clear();
-	put_lin_dma(w, hva + 1, a.va, 2 * kPage);
-	expect_cs(w, -EFAULT, "dst past the end of the userptr");
+	put_lin_dma(w, hva + 2 * kPage, a.va, 2 * kPage);
+	expect_cs(w, -EFAULT, "dst past the pages of the userptr");
 	w.clear();
 	put_lin_dma(w, hva, 0x1000, 64);
 	expect_cs(w, -EFAULT, "unmapped src");
@@ -1220,6 +1220,38 @@ TEST_F(Sim, RepeatedCopiesBetweenDistinctPagesRunOnce)
 	EXPECT_EQ(d.unmap(va1), 0);
 	EXPECT_EQ(d.unmap(va2), 0);
 	munmap(p, kPage);
+	EXPECT_EQ(a.release(), 0);
+}
+
+// The device sees a userptr mapping's whole pages, as the MMU maps them:
+// bytes before and after the range the user named, in its first and last
+// page, are reached too (hl-thunk's dma_perf runs a CB a few bytes past
+// its allocation); the next page is not.
+TEST_F(Sim, UserptrMappingCoversWholePages)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
+	void *p = mmap(nullptr, 3 * kPage, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	uint8_t *page = static_cast<uint8_t *>(p) + kPage;
+	fill_pattern(page, kPage, 44);
+	uint64_t va;
+	ASSERT_EQ(d.map_host(page + 100, 200, &va), 0);
+	std::vector<uint32_t> w;
+	put_lin_dma(w, a.va, va - 100, kPage);		// the whole page
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(check_pattern(a.data(), kPage, 44), -1);
+	w.clear();
+	put_lin_dma(w, a.va, va - 101, 8);		// the page before
+	EXPECT_EQ(d.run(w), -EFAULT);
+	w.clear();
+	put_lin_dma(w, a.va, va - 100 + kPage - 4, 8);	// into the next
+	EXPECT_EQ(d.run(w), -EFAULT);
+	EXPECT_EQ(d.unmap(va), 0);
+	munmap(p, 3 * kPage);
 	EXPECT_EQ(a.release(), 0);
 }
 
