@@ -155,19 +155,7 @@ int ts_alloc(Dev &d, uint32_t n, uint64_t *handle)
 	return rc;
 }
 
-class SimIrq : public ::testing::Test {
-protected:
-	void SetUp() override
-	{
-		set_cs_delay_ms(0);
-		ASSERT_EQ(live_objects(), 0) << "objects left by an earlier test";
-	}
-	void TearDown() override
-	{
-		for (auto &kv : stats())
-			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
-	}
-};
+class SimIrq : public LeakCheckedTest {};
 
 }  // namespace
 
@@ -176,12 +164,8 @@ TEST_F(SimIrq, InfoNamesTheUserInterrupts)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	hl_info_hw_ip_info hw{};
-	hl_info_args a{};
-	a.op = HL_INFO_HW_IP_INFO;
-	a.return_pointer = reinterpret_cast<uintptr_t>(&hw);
-	a.return_size = sizeof(hw);
-	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a), 0);
+	hl_info_hw_ip_info hw;
+	ASSERT_EQ(hw_ip_info(d.fd(), &hw), 0);
 	EXPECT_EQ(hw.first_available_interrupt_id, kIrq);
 	EXPECT_EQ(hw.number_of_user_interrupts, 64);
 }

@@ -19,19 +19,7 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
-class SimQueues : public ::testing::Test {
-protected:
-	void SetUp() override
-	{
-		set_cs_delay_ms(0);
-		ASSERT_EQ(live_objects(), 0) << "objects left by an earlier test";
-	}
-	void TearDown() override
-	{
-		for (auto &kv : stats())
-			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
-	}
-};
+class SimQueues : public LeakCheckedTest {};
 
 hl_info_cs_counters cs_counters(int fd)
 {

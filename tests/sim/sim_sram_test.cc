@@ -20,12 +20,8 @@ constexpr uint64_t kSramBase = 0x1000FFFFFD000000ull;
 
 uint64_t sram_size(Dev &d)
 {
-	hl_info_hw_ip_info hw{};
-	hl_info_args a{};
-	a.op = HL_INFO_HW_IP_INFO;
-	a.return_pointer = reinterpret_cast<uintptr_t>(&hw);
-	a.return_size = sizeof(hw);
-	if (xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a))
+	hl_info_hw_ip_info hw;
+	if (hw_ip_info(d.fd(), &hw))
 		return ~0ull;
 	if (hw.sram_size) {
 		EXPECT_EQ(hw.sram_base_address, kSramBase);
@@ -33,19 +29,7 @@ uint64_t sram_size(Dev &d)
 	return hw.sram_size;
 }
 
-class SimSram : public ::testing::Test {
-protected:
-	void SetUp() override
-	{
-		set_cs_delay_ms(0);
-		ASSERT_EQ(live_objects(), 0) << "objects left by an earlier test";
-	}
-	void TearDown() override
-	{
-		for (auto &kv : stats())
-			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
-	}
-};
+class SimSram : public LeakCheckedTest {};
 
 }  // namespace
 

@@ -68,19 +68,7 @@ struct HostWords {
 	uint64_t va = 0;
 };
 
-class SimSync : public ::testing::Test {
-protected:
-	void SetUp() override
-	{
-		set_cs_delay_ms(0);
-		ASSERT_EQ(live_objects(), 0) << "objects left by an earlier test";
-	}
-	void TearDown() override
-	{
-		for (auto &kv : stats())
-			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
-	}
-};
+class SimSync : public LeakCheckedTest {};
 
 // Submits the CBs as one CS, one chunk each, and waits.
 int run_cs(Dev &d, const std::vector<std::pair<std::vector<uint32_t>, uint32_t>> &jobs,
@@ -220,14 +208,8 @@ TEST_F(SimSync, AFenceNothingRaisesTimesOut)
 	put_fence(w, 1, 1, 1);
 	uint64_t cb, seq;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
-	hl_cs_chunk c = user_chunk(cb, static_cast<uint32_t>(w.size() * 4));
-	hl_cs_args a{};
-	a.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
-	a.in.num_chunks_execute = 1;
-	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
-	a.in.timeout = 1;
-	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &a), 0);
-	seq = a.out.seq;
+	ASSERT_EQ(d.cs({user_chunk(cb, static_cast<uint32_t>(w.size() * 4))}, &seq,
+		       HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT, 1), 0);
 	uint32_t st = ~0u;
 	EXPECT_EQ(d.wait(seq, 30ull * 1000 * 1000, &st), -ETIMEDOUT);
 	EXPECT_EQ(st, HL_WAIT_CS_STATUS_TIMEDOUT);
@@ -353,17 +335,11 @@ TEST_F(SimSync, CpDmaRunsALowerCbOnTheLowerCp)
 	uint64_t wcb, scb, seq;
 	ASSERT_EQ(d.cb_with(wrong, &wcb), 0);
 	ASSERT_EQ(d.cb_with(stuck, &scb), 0);
-	hl_cs_chunk chunks[2] = {
-		user_chunk(wcb, static_cast<uint32_t>(wrong.size() * 4), GAUDI2_QUEUE_ID_PDMA_1_0),
-		user_chunk(scb, static_cast<uint32_t>(stuck.size() * 4),
-			   GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0)};
-	hl_cs_args a{};
-	a.in.chunks_execute = reinterpret_cast<uintptr_t>(chunks);
-	a.in.num_chunks_execute = 2;
-	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT;
-	a.in.timeout = 1;
-	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &a), 0);
-	seq = a.out.seq;
+	ASSERT_EQ(d.cs({user_chunk(wcb, static_cast<uint32_t>(wrong.size() * 4),
+				   GAUDI2_QUEUE_ID_PDMA_1_0),
+			user_chunk(scb, static_cast<uint32_t>(stuck.size() * 4),
+				   GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0)},
+		       &seq, HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT, 1), 0);
 	EXPECT_EQ(d.wait(seq, 30ull * 1000 * 1000, &st), -ETIMEDOUT);
 	d.cb_free(lcb);
 	d.cb_free(wcb);

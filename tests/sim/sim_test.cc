@@ -1189,15 +1189,10 @@ TEST_F(Sim, RepeatedCopiesBetweenDistinctPagesRunOnce)
 		put_lin_dma(w, a.va + (4 << 20), a.va, 4 << 20);
 	uint64_t cb;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
-	hl_cs_chunk c = user_chunk(cb, static_cast<uint32_t>(w.size() * 4));
-	hl_cs_args ca{};
-	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
-	ca.in.num_chunks_execute = 1;
-	ca.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
-	ca.in.timeout = 20;
-	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_CS, &ca), 0);
+	uint64_t seq;
+	ASSERT_EQ(d.cs({user_chunk(cb, static_cast<uint32_t>(w.size() * 4))}, &seq, 0, 20), 0);
 	uint32_t st = ~0u;
-	EXPECT_EQ(d.wait(ca.out.seq, 60ull * 1000 * 1000, &st), 0);
+	EXPECT_EQ(d.wait(seq, 60ull * 1000 * 1000, &st), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 	EXPECT_EQ(check_pattern(a.data() + (4 << 20), 4 << 20, 12), -1);
 	EXPECT_EQ(d.cb_free(cb), 0);

@@ -110,6 +110,16 @@ int xioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) == 0 ? 0 : -errno;
 }
 
+int hw_ip_info(int fd, hl_info_hw_ip_info *hw)
+{
+	hl_info_args a{};
+	*hw = {};
+	a.op = HL_INFO_HW_IP_INFO;
+	a.return_pointer = reinterpret_cast<uintptr_t>(hw);
+	a.return_size = sizeof(*hw);
+	return xioctl(fd, DRM_IOCTL_HL_INFO, &a);
+}
+
 Dev::Dev(int idx)
 {
 	fd_ = open(compute_path(idx).c_str(), O_RDWR | O_CLOEXEC);
@@ -276,12 +286,13 @@ int Dev::cb_free(uint64_t va)
 }
 
 int Dev::cs(const std::vector<hl_cs_chunk> &chunks, uint64_t *seq,
-	    uint32_t flags)
+	    uint32_t flags, uint32_t timeout_s)
 {
 	hl_cs_args a{};
 	a.in.chunks_execute = reinterpret_cast<uintptr_t>(chunks.data());
 	a.in.num_chunks_execute = static_cast<uint32_t>(chunks.size());
-	a.in.cs_flags = flags;
+	a.in.cs_flags = flags | (timeout_s ? HL_CS_FLAGS_CUSTOM_TIMEOUT : 0);
+	a.in.timeout = timeout_s;
 	int rc = xioctl(fd_, DRM_IOCTL_HL_CS, &a);
 	if (!rc)
 		*seq = a.out.seq;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "habanalabs_abi.h"
 #include "habanalabs_extra.h"
 
@@ -34,6 +36,8 @@ long sim_event(const std::string &name);
 
 // Returns 0 or -errno.
 int xioctl(int fd, unsigned long cmd, void *arg);
+// HL_INFO_HW_IP_INFO of an open node: 0 or -errno.
+int hw_ip_info(int fd, hl_info_hw_ip_info *hw);
 
 // One open of a compute node.
 class Dev {
@@ -70,8 +74,9 @@ public:
 	int cb_with(const std::vector<uint32_t> &words, uint64_t *va);
 	int cb_free(uint64_t va);
 
+	// A timeout_s other than 0 asks for it (HL_CS_FLAGS_CUSTOM_TIMEOUT).
 	int cs(const std::vector<hl_cs_chunk> &chunks, uint64_t *seq,
-	       uint32_t flags = 0);
+	       uint32_t flags = 0, uint32_t timeout_s = 0);
 	// One chunk of a user CB at device address va.
 	int cs_one(uint64_t va, uint32_t cb_size, uint64_t *seq,
 		   uint32_t queue = GAUDI2_QUEUE_ID_PDMA_0_0);
@@ -163,5 +168,21 @@ private:
 void fill_pattern(uint8_t *p, size_t len, uint32_t seed);
 // Index of the first mismatch, or -1.
 long check_pattern(const uint8_t *p, size_t len, uint32_t seed);
+
+// A test that starts with no live object of the module and leaves none:
+// a leak fails the test that made it.  CS delays are off.
+class LeakCheckedTest : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		set_cs_delay_ms(0);
+		ASSERT_EQ(live_objects(), 0) << "objects left by an earlier test";
+	}
+	void TearDown() override
+	{
+		for (auto &kv : stats())
+			EXPECT_EQ(kv.second, 0) << "leaked " << kv.first;
+	}
+};
 
 } // namespace simtest
