@@ -56,6 +56,22 @@
 #define SIM_MMAP_TYPE_MASK	(0x1full << 47)
 #define SIM_MMAP_ID_MASK	0xffffffffull
 
+static inline u64 sim_mmap_handle(u32 id, u64 type)
+{
+	return ((u64)id | type) << PAGE_SHIFT;
+}
+
+/* The id a handle's (or mmap's) page offset names for @type, or -1. */
+static inline long sim_mmap_id(u64 pgoff, u64 type)
+{
+	if ((pgoff & ~SIM_MMAP_ID_MASK) != type)
+		return -1;
+	pgoff &= SIM_MMAP_ID_MASK;
+	if (!pgoff || pgoff > INT_MAX)
+		return -1;
+	return pgoff;
+}
+
 /*
  * CSs in flight per context: Gaudi2's max_pending_cs.  The fences of the
  * last this many CSs are kept too (a power of two: indexed by seq).
@@ -417,6 +433,7 @@ int sim_sram_init(struct sim_device *sdev, u64 size);
 void sim_sram_fini(struct sim_device *sdev);
 struct sim_bo *sim_mem_lookup(struct sim_ctx *ctx, u64 addr, u64 len,
 			      u64 *off);
+struct sim_bo *sim_mem_get(struct sim_ctx *ctx, u64 addr, u64 len, u64 *off);
 int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
 		       struct sim_va **out);
 void sim_mem_unmap_kernel(struct sim_ctx *ctx, struct sim_va *va,

@@ -42,22 +42,6 @@ void sim_cb_put(struct sim_cb *cb)
 	kref_put(&cb->ref, sim_cb_release);
 }
 
-static u64 sim_cb_handle(u32 id)
-{
-	return ((u64)id | SIM_MMAP_TYPE_CB) << PAGE_SHIFT;
-}
-
-/* A handle (or mmap page offset) names a CB: returns its id or -1. */
-static long sim_cb_id(u64 pgoff)
-{
-	if ((pgoff & ~SIM_MMAP_ID_MASK) != SIM_MMAP_TYPE_CB)
-		return -1;
-	pgoff &= SIM_MMAP_ID_MASK;
-	if (!pgoff || pgoff > INT_MAX)
-		return -1;
-	return pgoff;
-}
-
 /* Takes a reference on the CB named by handle, or returns NULL. */
 struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
 {
@@ -66,7 +50,7 @@ struct sim_cb *sim_cb_get(struct sim_ctx *ctx, u64 handle)
 
 	if (handle & ~PAGE_MASK)
 		return NULL;
-	id = sim_cb_id(handle >> PAGE_SHIFT);
+	id = sim_mmap_id(handle >> PAGE_SHIFT, SIM_MMAP_TYPE_CB);
 	if (id < 0)
 		return NULL;
 	mutex_lock(&ctx->lock);
@@ -146,7 +130,7 @@ static int sim_cb_create(struct sim_ctx *ctx, struct hl_cb_in *in, u64 *out)
 		sim_cb_put(cb);
 		return id;
 	}
-	*out = sim_cb_handle(id);
+	*out = sim_mmap_handle(id, SIM_MMAP_TYPE_CB);
 	return 0;
 }
 
@@ -157,7 +141,7 @@ static int sim_cb_destroy(struct sim_ctx *ctx, struct hl_cb_in *in)
 
 	if (in->flags || (in->cb_handle & ~PAGE_MASK))
 		return -EINVAL;
-	id = sim_cb_id(in->cb_handle >> PAGE_SHIFT);
+	id = sim_mmap_id(in->cb_handle >> PAGE_SHIFT, SIM_MMAP_TYPE_CB);
 	if (id < 0)
 		return -EINVAL;
 	mutex_lock(&ctx->lock);
@@ -251,7 +235,7 @@ int sim_cb_mmap(struct sim_ctx *ctx, struct vm_area_struct *vma)
 	struct sim_cb *cb;
 	int rc;
 
-	if (sim_cb_id(vma->vm_pgoff) < 0)
+	if (sim_mmap_id(vma->vm_pgoff, SIM_MMAP_TYPE_CB) < 0)
 		return -EINVAL;
 	cb = sim_cb_get(ctx, vma->vm_pgoff << PAGE_SHIFT);
 	if (!cb)

@@ -353,20 +353,6 @@ static bool sim_cmd_repeats(const struct sim_cmd *prev,
 #define SIM_CB_WINDOW	SZ_64K
 #define SIM_PKT_MAX	32
 
-/* A CB's memory: the mapping that holds all of it, or NULL. */
-static struct sim_bo *sim_cb_memory(struct sim_ctx *ctx, u64 addr, u32 size,
-				    u64 *off)
-{
-	struct sim_bo *bo;
-
-	mutex_lock(&ctx->lock);
-	bo = sim_mem_lookup(ctx, addr, size, off);
-	if (bo)
-		sim_bo_get(bo);
-	mutex_unlock(&ctx->lock);
-	return bo;
-}
-
 /*
  * The walk of one job's CBs: the chunk's (the upper CP's) and the lower
  * CBs its CP_DMAs hand to the queue manager's lower CP, whose commands
@@ -415,7 +401,7 @@ static int sim_parse_lower(struct sim_parser *p, const struct sim_cmd *cp)
 	u64 off = 0;
 	int rc;
 
-	bo = sim_cb_memory(p->ctx, cp->src_va, cp->len, &off);
+	bo = sim_mem_get(p->ctx, cp->src_va, cp->len, &off);
 	if (!bo)
 		return -EFAULT;
 	rc = sim_parse_cb(p, bo, off, cp->len, true);
@@ -505,7 +491,7 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 	if (!ch->cb_size)
 		return 0;
 
-	bo = sim_cb_memory(ctx, ch->cb_handle, ch->cb_size, &off);
+	bo = sim_mem_get(ctx, ch->cb_handle, ch->cb_size, &off);
 	if (!bo)
 		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EFAULT);
 	p.win[0] = kvmalloc(2 * (SIM_CB_WINDOW + SIM_PKT_MAX),

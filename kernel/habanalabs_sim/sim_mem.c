@@ -259,6 +259,19 @@ struct sim_bo *sim_mem_lookup(struct sim_ctx *ctx, u64 addr, u64 len,
 	return va->bo;
 }
 
+/* As sim_mem_lookup(), taking ctx->lock and a reference on the memory. */
+struct sim_bo *sim_mem_get(struct sim_ctx *ctx, u64 addr, u64 len, u64 *off)
+{
+	struct sim_bo *bo;
+
+	mutex_lock(&ctx->lock);
+	bo = sim_mem_lookup(ctx, addr, len, off);
+	if (bo)
+		sim_bo_get(bo);
+	mutex_unlock(&ctx->lock);
+	return bo;
+}
+
 /* Unmaps va; *spare: see sim_va_unplace() (NULL at release). */
 static void sim_va_destroy(struct sim_ctx *ctx, struct sim_va *va,
 			   struct sim_va_hole **spare)

@@ -282,27 +282,13 @@ static void sim_mon_write(struct sim_ctx *ctx, u32 reg, u32 value,
 	}
 }
 
-/* The memory behind @len bytes the context mapped at @addr, or NULL. */
-static struct sim_bo *sim_sm_mem(struct sim_ctx *ctx, u64 addr, u32 len,
-				 u64 *off)
-{
-	struct sim_bo *bo;
-
-	mutex_lock(&ctx->lock);
-	bo = sim_mem_lookup(ctx, addr, len, off);
-	if (bo)
-		sim_bo_get(bo);
-	mutex_unlock(&ctx->lock);
-	return bo;
-}
-
 /* A 4-byte write to memory the context mapped; false if there is none. */
 static bool sim_sm_write_mem(struct sim_ctx *ctx, u64 addr, u32 value)
 {
 	struct sim_bo *bo;
 	u64 off;
 
-	bo = sim_sm_mem(ctx, addr, sizeof(value), &off);
+	bo = sim_mem_get(ctx, addr, sizeof(value), &off);
 	if (!bo)
 		return false;
 	sim_bo_write(bo, off, &value, sizeof(value));
@@ -316,7 +302,7 @@ static bool sim_sm_add_mem64(struct sim_ctx *ctx, u64 addr, u64 value)
 	struct sim_bo *bo;
 	u64 off, cnt;
 
-	bo = sim_sm_mem(ctx, addr, sizeof(cnt), &off);
+	bo = sim_mem_get(ctx, addr, sizeof(cnt), &off);
 	if (!bo)
 		return false;
 	sim_bo_read(bo, off, &cnt, sizeof(cnt));

@@ -29,22 +29,6 @@ void sim_ts_put(struct sim_ts_buf *buf)
 	kref_put(&buf->ref, sim_ts_release);
 }
 
-static u64 sim_ts_handle(u32 id)
-{
-	return ((u64)id | SIM_MMAP_TYPE_TS) << PAGE_SHIFT;
-}
-
-/* A handle (or mmap page offset) names a buffer: returns its id or -1. */
-static long sim_ts_id(u64 pgoff)
-{
-	if ((pgoff & ~SIM_MMAP_ID_MASK) != SIM_MMAP_TYPE_TS)
-		return -1;
-	pgoff &= SIM_MMAP_ID_MASK;
-	if (!pgoff || pgoff > INT_MAX)
-		return -1;
-	return pgoff;
-}
-
 /* Takes a reference on the buffer named by @handle, or returns NULL. */
 struct sim_ts_buf *sim_ts_get(struct sim_ctx *ctx, u64 handle)
 {
@@ -53,7 +37,7 @@ struct sim_ts_buf *sim_ts_get(struct sim_ctx *ctx, u64 handle)
 
 	if (handle & ~PAGE_MASK)
 		return NULL;
-	id = sim_ts_id(handle >> PAGE_SHIFT);
+	id = sim_mmap_id(handle >> PAGE_SHIFT, SIM_MMAP_TYPE_TS);
 	if (id < 0)
 		return NULL;
 	mutex_lock(&ctx->lock);
@@ -112,7 +96,7 @@ int sim_ts_alloc(struct sim_ctx *ctx, u32 count, u64 *handle)
 		sim_ts_put(buf);
 		return id;
 	}
-	*handle = sim_ts_handle(id);
+	*handle = sim_mmap_handle(id, SIM_MMAP_TYPE_TS);
 	return 0;
 
 unreserve:
