@@ -385,7 +385,13 @@ struct sim_ctx {
 	struct idr cbs;			/* id -> struct sim_cb (a ref) */
 	atomic_t ncbs;			/* CBs not yet released */
 	atomic64_t cb_bytes;		/* and their size */
-	struct rb_root vas;		/* struct sim_va, by start */
+	/*
+	 * struct sim_va, by start.  Changed under lock and vas_lock, so a
+	 * lookup may hold either: the engine's hold only vas_lock, and are
+	 * not queued behind the open's other users of lock.
+	 */
+	struct rb_root vas;
+	spinlock_t vas_lock;
 	struct sim_va_space dram_va;	/* device memory mappings */
 	struct sim_va_space host_va;	/* userptr mappings */
 	u64 dram_used;
@@ -400,6 +406,7 @@ struct sim_ctx {
 	u64 outcome_age;
 	atomic_t aborting;		/* set at release */
 	wait_queue_head_t abort_wq;
+	wait_queue_head_t room_wq;	/* submitters to a full context */
 	atomic64_t cs_drops[SIM_DROP_NR];
 
 	/* Timestamp buffers: id -> struct sim_ts_buf (a reference). */

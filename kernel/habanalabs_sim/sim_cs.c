@@ -122,6 +122,9 @@ struct sim_cs {
 			      HL_CS_FLAGS_CUSTOM_TIMEOUT |			\
 			      HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT)
 
+/* How long a submitter to a full context waits for room. */
+#define SIM_CS_ADMIT_WAIT_MS	20
+
 #define LIN_DMA_CTL_ALLOWED (GAUDI2_PKT_CTL_OPCODE_MASK |		\
 			     GAUDI2_PKT_CTL_EB_MASK |			\
 			     GAUDI2_PKT_CTL_RB_MASK |			\
@@ -362,6 +365,7 @@ static bool sim_cmd_repeats(const struct sim_cmd *prev,
 struct sim_parser {
 	struct sim_ctx *ctx;
 	u8 *win[2];			/* a window of the upper CB, of a lower */
+	u32 win_size[2];
 	struct sim_cmd *ops;
 	unsigned int max;
 	unsigned int n;
@@ -392,6 +396,23 @@ static int sim_parse_cb(struct sim_parser *p, struct sim_bo *bo, u64 off,
 			u32 size, bool lower);
 
 /*
+ * The buffer a CB of @size bytes is read through: no larger than the CB,
+ * as pages are zeroed when allocated (init_on_alloc) and most CBs are
+ * small.  Kept for the second walk and for later lower CBs.
+ */
+static int sim_parse_window(struct sim_parser *p, bool lower, u32 size)
+{
+	u32 want = min_t(u32, size, SIM_CB_WINDOW + SIM_PKT_MAX);
+
+	if (p->win_size[lower] >= want)
+		return 0;
+	kvfree(p->win[lower]);
+	p->win[lower] = kvmalloc(want, GFP_KERNEL_ACCOUNT);
+	p->win_size[lower] = p->win[lower] ? want : 0;
+	return p->win[lower] ? 0 : -ENOMEM;
+}
+
+/*
  * A CP_DMA: the lower CP reads its CB through the MMU, from any memory
  * the context mapped; the lower CP takes no further CB.
  */
@@ -417,12 +438,16 @@ static int sim_parse_lower(struct sim_parser *p, const struct sim_cmd *cp)
 static int sim_parse_cb(struct sim_parser *p, struct sim_bo *bo, u64 off,
 			u32 size, bool lower)
 {
-	u8 *win = p->win[lower];
 	struct sim_cmd cmd;
 	u32 pos = 0, at, got;
 	bool end;
 	int len, rc;
+	u8 *win;
 
+	rc = sim_parse_window(p, lower, size);
+	if (rc)
+		return rc;
+	win = p->win[lower];
 	while (pos < size) {
 		got = min_t(u32, size - pos, SIM_CB_WINDOW + SIM_PKT_MAX);
 		end = got == size - pos;
@@ -494,16 +519,11 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 	bo = sim_mem_get(ctx, ch->cb_handle, ch->cb_size, &off);
 	if (!bo)
 		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EFAULT);
-	p.win[0] = kvmalloc(2 * (SIM_CB_WINDOW + SIM_PKT_MAX),
-			    GFP_KERNEL_ACCOUNT);
-	if (!p.win[0]) {
-		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
-		goto out;
-	}
-	p.win[1] = p.win[0] + SIM_CB_WINDOW + SIM_PKT_MAX;
 	rc = sim_parse_cb(&p, bo, off, ch->cb_size, false);
 	if (rc) {
-		if (rc != -EINTR)
+		if (rc == -ENOMEM)
+			sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, rc);
+		else if (rc != -EINTR)
 			sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 		goto out;
 	}
@@ -521,14 +541,18 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 		goto out;
 	}
 	p = (struct sim_parser){ .ctx = ctx, .win = { p.win[0], p.win[1] },
+				 .win_size = { p.win_size[0], p.win_size[1] },
 				 .ops = job->ops, .max = n, .last.kind = U8_MAX };
 	rc = sim_parse_cb(&p, bo, off, ch->cb_size, false);
 	job->nops = p.n;
 	*fence |= p.fence;
-	if (rc && rc != -EINTR)
+	if (rc == -ENOMEM)
+		sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, rc);
+	else if (rc && rc != -EINTR)
 		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 out:
 	kvfree(p.win[0]);
+	kvfree(p.win[1]);
 	sim_bo_put(bo);
 	return rc;
 }
@@ -856,6 +880,8 @@ static void sim_cs_execute(struct sim_cs *cs)
 	ctx->cs_pending_count--;
 	ctx->cs_pending_ops -= cs->nops;
 	spin_unlock(&ctx->cs_lock);
+	/* Room for one waiting submitter (sim_cs_wait_room()). */
+	wake_up(&ctx->room_wq);
 	sim_busy_end(cs);
 	complete_all(&cs->done);
 	/* Drops the pending list's reference. */
@@ -954,6 +980,45 @@ static int sim_cs_other_type(struct sim_ctx *ctx, u32 type)
 	}
 }
 
+/* Whether @ctx is too full for a CS of @ops commands, and why; under cs_lock. */
+static bool sim_cs_full(struct sim_ctx *ctx, unsigned long ops,
+			enum sim_cs_drop *why)
+{
+	*why = SIM_DROP_MAX_CS_IN_FLIGHT;
+	if (ctx->cs_pending_count >= SIM_MAX_PENDING_CS)
+		return true;
+	/* Pending work is bounded too, not only the number of CSs. */
+	*why = SIM_DROP_QUEUE_FULL;
+	return ctx->cs_pending_ops + ops > SIM_MAX_PENDING_DMA_OPS;
+}
+
+static bool sim_cs_has_room(struct sim_ctx *ctx, unsigned long ops)
+{
+	enum sim_cs_drop why;
+	bool full;
+
+	spin_lock(&ctx->cs_lock);
+	full = sim_cs_full(ctx, ops, &why);
+	spin_unlock(&ctx->cs_lock);
+	return !full;
+}
+
+/*
+ * Waits a little for room for a CS of @ops commands.  The driver refuses
+ * a full context at once (EAGAIN); its device runs the pending CSs
+ * meanwhile.  Here the CPU is the device, and submitters that retry
+ * EAGAIN in a loop (as hl-thunk does) would take the CPU from the engine
+ * that frees their room.  So a submitter to a full context first sleeps,
+ * for at most SIM_CS_ADMIT_WAIT_MS, and each completed CS wakes one such
+ * submitter, not all of them.
+ */
+static void sim_cs_wait_room(struct sim_ctx *ctx, unsigned long ops)
+{
+	wait_event_idle_exclusive_timeout(ctx->room_wq,
+					  sim_cs_has_room(ctx, ops),
+					  msecs_to_jiffies(SIM_CS_ADMIT_WAIT_MS));
+}
+
 /*
  * Submits the @n chunks at user address @uchunks as one CS: its sequence
  * number in *@seqp and, if @out, a reference on it.
@@ -963,6 +1028,7 @@ static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
 {
 	struct hl_cs_chunk *chunks;
 	unsigned long total_ops = 0;
+	enum sim_cs_drop why;
 	struct sim_cs *cs;
 	unsigned int i;
 	u32 timeout_s;
@@ -1028,16 +1094,11 @@ static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
 		goto err;
 	}
 
+	sim_cs_wait_room(ctx, total_ops);
 	spin_lock(&ctx->cs_lock);
-	if (ctx->cs_pending_count >= SIM_MAX_PENDING_CS) {
+	if (sim_cs_full(ctx, total_ops, &why)) {
 		spin_unlock(&ctx->cs_lock);
-		rc = sim_cs_drop(ctx, SIM_DROP_MAX_CS_IN_FLIGHT, -EAGAIN);
-		goto err;
-	}
-	/* Pending work is bounded too, not only the number of CSs. */
-	if (ctx->cs_pending_ops + total_ops > SIM_MAX_PENDING_DMA_OPS) {
-		spin_unlock(&ctx->cs_lock);
-		rc = sim_cs_drop(ctx, SIM_DROP_QUEUE_FULL, -EAGAIN);
+		rc = sim_cs_drop(ctx, why, -EAGAIN);
 		goto err;
 	}
 	ctx->cs_pending_count++;

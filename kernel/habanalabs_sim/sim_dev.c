@@ -122,11 +122,13 @@ static int sim_open(struct inode *inode, struct file *file)
 	idr_init(&ctx->ts_bufs);
 	mutex_init(&ctx->ts_reg_lock);
 	ctx->vas = RB_ROOT;
+	spin_lock_init(&ctx->vas_lock);
 	sim_va_space_init(&ctx->dram_va, SIM_DRAM_VA_BASE, SIM_DRAM_VA_SIZE);
 	sim_va_space_init(&ctx->host_va, SIM_HOST_VA_BASE, SIM_HOST_VA_SIZE);
 	spin_lock_init(&ctx->cs_lock);
 	INIT_LIST_HEAD(&ctx->cs_pending);
 	init_waitqueue_head(&ctx->abort_wq);
+	init_waitqueue_head(&ctx->room_wq);
 	mutex_init(&ctx->notify_lock);
 
 	if (!control) {

@@ -238,7 +238,8 @@ void sim_sram_fini(struct sim_device *sdev)
 
 /*
  * What a queue reaches at @addr for @len bytes: the device's SRAM, or the
- * mapping of @ctx that holds all of it; NULL if neither.  ctx->lock held;
+ * mapping of @ctx that holds all of it; NULL if neither.  ctx->lock or
+ * ctx->vas_lock held;
  * the caller takes its own reference.
  */
 struct sim_bo *sim_mem_lookup(struct sim_ctx *ctx, u64 addr, u64 len,
@@ -259,16 +260,20 @@ struct sim_bo *sim_mem_lookup(struct sim_ctx *ctx, u64 addr, u64 len,
 	return va->bo;
 }
 
-/* As sim_mem_lookup(), taking ctx->lock and a reference on the memory. */
+/*
+ * As sim_mem_lookup(), with a reference on the memory.  Under vas_lock
+ * only: the engine calls this while a CS runs, and must not wait behind
+ * every thread of the open that maps, unmaps or submits.
+ */
 struct sim_bo *sim_mem_get(struct sim_ctx *ctx, u64 addr, u64 len, u64 *off)
 {
 	struct sim_bo *bo;
 
-	mutex_lock(&ctx->lock);
+	spin_lock(&ctx->vas_lock);
 	bo = sim_mem_lookup(ctx, addr, len, off);
 	if (bo)
 		sim_bo_get(bo);
-	mutex_unlock(&ctx->lock);
+	spin_unlock(&ctx->vas_lock);
 	return bo;
 }
 

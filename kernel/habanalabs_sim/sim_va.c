@@ -178,8 +178,10 @@ static void sim_va_link(struct sim_ctx *ctx, struct sim_va *va)
 		else
 			p = &parent->rb_right;
 	}
+	spin_lock(&ctx->vas_lock);
 	rb_link_node(&va->node, parent, p);
 	rb_insert_color(&va->node, &ctx->vas);
+	spin_unlock(&ctx->vas_lock);
 }
 
 /*
@@ -230,7 +232,9 @@ found:
 void sim_va_unplace(struct sim_ctx *ctx, struct sim_va_space *sp,
 		    struct sim_va *va, struct sim_va_hole **spare)
 {
+	spin_lock(&ctx->vas_lock);
 	rb_erase(&va->node, &ctx->vas);
+	spin_unlock(&ctx->vas_lock);
 	if (sp)
 		sim_va_give(sp, va->start, va->start + va->size, spare);
 	sim_stat_dec(SIM_STAT_MAPPING);
@@ -266,7 +270,8 @@ static struct sim_va *sim_va_at_or_below(struct sim_ctx *ctx, u64 addr)
 }
 
 /*
- * The mapping that holds [addr, addr + len) entirely; ctx->lock held.
+ * The mapping that holds [addr, addr + len) entirely; ctx->lock or
+ * ctx->vas_lock held.
  * The device sees a mapping's whole pages, as the MMU maps them: a
  * userptr mapping's first and last page hold bytes before and after the
  * range the user named, which the device reaches too.

@@ -1367,6 +1367,49 @@ TEST_F(Sim, InflightLimitAndInterruptedWait)
 	EXPECT_LT(secs, 20);
 }
 
+// A submitter to a full context sleeps a little for room before EAGAIN,
+// and a CS that completes meanwhile makes room for it.  The emulated
+// engine is a CPU: hl-thunk retries EAGAIN at once, and submitters that
+// returned at once would spin and take that CPU from the engine.
+TEST_F(Sim, FullContextSubmitterSleepsForRoom)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	DevBuf a(d, kPage);
+	ASSERT_TRUE(a.ok());
+	std::vector<uint32_t> w;
+	put_lin_dma(w, a.va + 64, a.va, 64);
+	uint64_t cb, seq = 0;
+	ASSERT_EQ(d.cb_with(w, &cb), 0);
+	// Each CS waits this long before it runs, one after another.
+	set_cs_delay_ms(300);
+	int accepted = 0;
+	while (accepted < 64 && d.cs_one(cb, w.size() * 4, &seq) == 0)
+		accepted++;
+	ASSERT_EQ(accepted, 64);
+
+	// The first CS completes 300 ms after it was submitted: until then
+	// each attempt sleeps about 20 ms before its EAGAIN, so a retry loop
+	// makes a few attempts, not thousands.
+	auto t0 = std::chrono::steady_clock::now();
+	int refused = 0, rc;
+	while ((rc = d.cs_one(cb, w.size() * 4, &seq)) == -EAGAIN && refused < 100000)
+		refused++;
+	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+		std::chrono::steady_clock::now() - t0).count();
+	EXPECT_EQ(rc, 0);
+	EXPECT_LT(refused, 100) << "in " << ms << " ms";
+	if (refused) {
+		EXPECT_GE(ms / refused, 10) << refused << " attempts in " << ms << " ms";
+	}
+
+	// Closing aborts the rest at once.
+	EXPECT_EQ(d.cb_free(cb), 0);
+	a.release_host();
+	d.close_fd();
+	a.va = a.handle = 0;
+}
+
 TEST_F(Sim, UnmapDuringInflightCsIsSafe)
 {
 	Dev d(0);
