@@ -78,6 +78,7 @@
 #define GAUDI2_PACKET_LIN_DMA		0x9
 #define GAUDI2_PACKET_NOP		0xA
 #define GAUDI2_PACKET_STOP		0xB
+#define GAUDI2_PACKET_LOAD_AND_EXE	0xF
 
 /* LIN_DMA ctl bits below the opcode */
 #define GAUDI2_PKT_LIN_DMA_CTL_WRCOMP_SHIFT	0
@@ -116,8 +117,31 @@ struct gaudi2_packet_nop {
 	__u32 ctl;
 };
 
-/* Predication (must be 0: no predicates here) in NOP-like packets */
+/*
+ * Predication, in the ctl of MSG_LONG, FENCE, CP_DMA and LOAD_AND_EXE
+ * (NOP, LIN_DMA and MSG_SHORT have other bits there): the packet runs
+ * only if predicate PRED of its CP is set (0: always).
+ */
 #define GAUDI2_PKT_CTL_PRED_MASK	0x0000001F
+
+/*
+ * LOAD_AND_EXE: loads the CP's predicates (DST 0) or scalar registers
+ * (DST 1) from src_addr, and may run the packet held in the scalars.
+ * Predicates come as 32 words whose bit 0 is predicate i (PMAP 0), or as
+ * one 32-bit map (PMAP 1); predicate 0 is not loaded.
+ */
+struct gaudi2_packet_load_and_exe {
+	__u32 cfg;			/* little endian */
+	__u32 ctl;			/* little endian */
+	__u64 src_addr;			/* little endian */
+};
+
+#define GAUDI2_PKT_LOAD_AND_EXE_CFG_DST_MASK	0x00000001
+#define GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK	0x00000002
+#define GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK	0x00000100
+#define GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK	0x00000200
+#define GAUDI2_PKT_LOAD_AND_EXE_CFG_ETYPE_MASK	0x00000400
+#define GAUDI2_PKT_LOAD_AND_EXE_CTL_SWTC_MASK	0x40000000
 
 /*
  * MSG_LONG: write value to a 64-bit address (memory mapped into the
@@ -250,6 +274,8 @@ struct gaudi2_packet_wreg32 {
 #define GAUDI2_EDMA_INSTANCE_OFFSET		0x10000u
 #define GAUDI2_QM_FENCE_CPS			5
 #define GAUDI2_QM_FENCE_IDS			4
+/* Predicates of each CP (0 is always set) */
+#define GAUDI2_QM_PREDICATES			32
 
 #if defined(__cplusplus)
 static_assert(sizeof(struct gaudi2_packet_lin_dma) == 24, "lin_dma");

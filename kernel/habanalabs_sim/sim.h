@@ -170,12 +170,16 @@ struct sim_mon {
 	bool armed;
 };
 
-/* The sync manager and queue fences (sim_sm.c), under sdev->engine. */
+/*
+ * The sync manager, and the queue managers' CPs' fences and predicates
+ * (sim_sm.c), under sdev->engine.
+ */
 struct sim_sm {
 	u32 sob[GAUDI2_SM_NUM_SOBS];
 	struct sim_mon mon[GAUDI2_SM_NUM_MONS];
 	struct sim_cq cq[GAUDI2_SM_NUM_CQS];
 	u32 fence[SIM_QMANS][GAUDI2_QM_FENCE_CPS][GAUDI2_QM_FENCE_IDS];
+	u32 pred[SIM_QMANS][GAUDI2_QM_FENCE_CPS];	/* bit i: predicate i */
 };
 
 /* Why a CS was refused, for HL_INFO_CS_COUNTERS. */
@@ -485,6 +489,8 @@ int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value);
 void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value);
 bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, bool lower, u8 id,
 		       u8 target, u8 dec);
+bool sim_sm_pred(struct sim_device *sdev, u32 queue, bool lower, u8 pred);
+void sim_sm_pred_load(struct sim_device *sdev, u32 queue, bool lower, u32 map);
 
 /* sim_irq.c */
 extern atomic_t sim_irq_lost;		/* doorbell writes of no user irq */

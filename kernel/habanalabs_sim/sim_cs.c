@@ -19,14 +19,16 @@
  * to the sync manager and queue fences, MSG_SHORT to the sync manager
  * (sim_sm.c); FENCE, which waits for the queue's fence counter; STOP,
  * which ends the CB; CP_DMA, which hands a CB to the queue manager's
- * lower CP (its commands run in its place).  The jobs of a CS run
- * as the queues of the device do, side by side: a queue that waits on a
- * fence lets the others run, and a CS whose queues all wait on fences
- * that none of them will signal waits, as on the device, until it times
- * out or its owner closes.  WREG32 addresses the registers of the queue's
- * own engine block, which the emulation does not have: refused, as are
- * the other packets (WREG_BULK, REPEAT, MSG_PROT, predicated packets,
- * CP_DMA to the upper CP) with EINVAL.
+ * lower CP (its commands run in its place); LOAD_AND_EXE into the CP's
+ * predicates, which decide whether the packets that name one run.  The
+ * jobs of a CS run as the queues of the device do, side by side: a queue
+ * that waits on a fence lets the others run, and a CS whose queues all
+ * wait on fences that none of them will signal waits, as on the device,
+ * until it times out or its owner closes.  WREG32 addresses the
+ * registers of the queue's own engine block, which the emulation does
+ * not have: refused, as are the other packets (WREG_BULK, REPEAT,
+ * MSG_PROT, LOAD_AND_EXE into the scalars, CP_DMA to the upper CP, a
+ * predicated CP_DMA or STOP) with EINVAL.
  *
  * A CS has a deadline (its own timeout, or cs_timeout_s): one that has
  * not completed by then is abandoned with ETIMEDOUT, recorded for
@@ -55,6 +57,7 @@ enum sim_cmd_kind {
 	SIM_CMD_MEM_WRITE,		/* MSG_LONG to memory: value to dst */
 	SIM_CMD_REG_WRITE,		/* MSG_LONG/SHORT: value to reg */
 	SIM_CMD_FENCE,			/* FENCE */
+	SIM_CMD_LOAD_PRED,		/* LOAD_AND_EXE: predicates from src */
 	SIM_CMD_CP_DMA,			/* parsing only: a lower CB to read */
 };
 
@@ -68,10 +71,11 @@ struct sim_cmd {
 	u8 kind;
 	u8 swap;			/* DMA: bytes swapped per element, or 0 */
 	u8 fence_id, fence_target, fence_dec;
-	u8 lower;			/* FENCE: on the lower CP's counter */
+	u8 lower;			/* on the lower CP (its fences, predicates) */
+	u8 pred;			/* runs if this predicate is set (0: always) */
 	u32 repeat;			/* DMA: times it runs (1 or more) */
 	u32 len;			/* DMA: bytes; MEM_WRITE: 4 */
-	u32 value;			/* writes */
+	u32 value;			/* writes; LOAD_PRED: 1 for a bit map */
 	u32 reg;			/* REG_WRITE: offset from CFG_BASE */
 	struct sim_bo *src;		/* reference (DMA) */
 	struct sim_bo *dst;		/* reference (DMA, MEM_WRITE) */
@@ -137,6 +141,15 @@ struct sim_cs {
 			 GAUDI2_PKT_CTL_EB_MASK |			\
 			 GAUDI2_PKT_CTL_RB_MASK |			\
 			 GAUDI2_PKT_CTL_MB_MASK)
+
+/*
+ * The packets that have a predicate field, which decides whether they
+ * run (MSG_LONG, FENCE, LOAD_AND_EXE here; not NOP, LIN_DMA, MSG_SHORT).
+ */
+#define PRED_CTL_ALLOWED (NOP_CTL_ALLOWED | GAUDI2_PKT_CTL_PRED_MASK)
+
+#define LOAD_AND_EXE_CFG_ALLOWED (GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK | \
+				  GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK)
 
 /* A refused CS, counted for HL_INFO_CS_COUNTERS as the driver counts it. */
 static int sim_cs_drop(struct sim_ctx *ctx, enum sim_cs_drop why, int rc)
@@ -282,12 +295,13 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 	case GAUDI2_PACKET_MSG_LONG:
 		if (left < sizeof(struct gaudi2_packet_msg_long))
 			return -EINVAL;
-		/* Only plain writes: no timestamps, no predicates. */
-		if (ctl & ~MSG_CTL_ALLOWED)
+		/* Only plain writes: no timestamps. */
+		if (ctl & ~(MSG_CTL_ALLOWED | GAUDI2_PKT_CTL_PRED_MASK))
 			return -EINVAL;
 		addr = le64_to_cpup((const __le64 *)(pkt + 8));
 		if (sim_parse_write(sdev, addr, value, cmd))
 			return -EINVAL;
+		cmd->pred = ctl & GAUDI2_PKT_CTL_PRED_MASK;
 		return sizeof(struct gaudi2_packet_msg_long);
 	case GAUDI2_PACKET_MSG_SHORT:
 		if (ctl & ~MSG_SHORT_CTL_ALLOWED)
@@ -318,7 +332,7 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 		}
 		return sizeof(struct gaudi2_packet_cp_dma);
 	case GAUDI2_PACKET_FENCE:
-		if (ctl & ~NOP_CTL_ALLOWED)
+		if (ctl & ~PRED_CTL_ALLOWED)
 			return -EINVAL;
 		cfg = value;
 		if (cfg & ~(GAUDI2_PKT_FENCE_CFG_DEC_VAL_MASK |
@@ -326,12 +340,33 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 			    GAUDI2_PKT_FENCE_CFG_ID_MASK))
 			return -EINVAL;
 		cmd->kind = SIM_CMD_FENCE;
+		cmd->pred = ctl & GAUDI2_PKT_CTL_PRED_MASK;
 		cmd->fence_dec = cfg & GAUDI2_PKT_FENCE_CFG_DEC_VAL_MASK;
 		cmd->fence_target = (cfg & GAUDI2_PKT_FENCE_CFG_TARGET_VAL_MASK) >>
 				    GAUDI2_PKT_FENCE_CFG_TARGET_VAL_SHIFT;
 		cmd->fence_id = (cfg & GAUDI2_PKT_FENCE_CFG_ID_MASK) >>
 				GAUDI2_PKT_FENCE_CFG_ID_SHIFT;
 		return sizeof(struct gaudi2_packet_fence);
+	case GAUDI2_PACKET_LOAD_AND_EXE:
+		if (left < sizeof(struct gaudi2_packet_load_and_exe))
+			return -EINVAL;
+		/*
+		 * Predicates only: the scalar registers, and running the
+		 * packet they hold, are not emulated.
+		 */
+		if ((ctl & ~PRED_CTL_ALLOWED) ||
+		    (value & ~LOAD_AND_EXE_CFG_ALLOWED))
+			return -EINVAL;
+		if (value & GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK) {
+			cmd->kind = SIM_CMD_LOAD_PRED;
+			cmd->pred = ctl & GAUDI2_PKT_CTL_PRED_MASK;
+			cmd->value = !!(value & GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK);
+			/* A map of 32 bits, or a word per predicate. */
+			cmd->len = cmd->value ? sizeof(u32) :
+				   GAUDI2_QM_PREDICATES * sizeof(u32);
+			cmd->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
+		}
+		return sizeof(struct gaudi2_packet_load_and_exe);
 	default:
 		return -EINVAL;
 	}
@@ -566,7 +601,8 @@ static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 		for (j = 0; j < cs->jobs[i].nops; j++) {
 			struct sim_cmd *op = &cs->jobs[i].ops[j];
 
-			if (op->kind == SIM_CMD_DMA) {
+			if (op->kind == SIM_CMD_DMA ||
+			    op->kind == SIM_CMD_LOAD_PRED) {
 				op->src = sim_mem_lookup(ctx, op->src_va,
 							 op->len, &op->src_off);
 				if (!op->src)
@@ -789,9 +825,30 @@ static int sim_dma_run(struct sim_cs *cs, const struct sim_cmd *op)
 }
 
 /* One command that does not wait. */
-static int sim_cmd_run(struct sim_cs *cs, const struct sim_cmd *op)
+/* The predicates a LOAD_AND_EXE names, as a map: bit i is predicate i. */
+static u32 sim_pred_map(const struct sim_cmd *op)
+{
+	__le32 words[GAUDI2_QM_PREDICATES];
+	u32 map = 0;
+	unsigned int i;
+
+	sim_bo_read(op->src, op->src_off, words, op->len);
+	if (op->value)
+		return le32_to_cpu(words[0]);
+	for (i = 0; i < GAUDI2_QM_PREDICATES; i++)
+		if (le32_to_cpu(words[i]) & 1)
+			map |= BIT(i);
+	return map;
+}
+
+static int sim_cmd_run(struct sim_cs *cs, const struct sim_job *job,
+		       const struct sim_cmd *op)
 {
 	switch (op->kind) {
+	case SIM_CMD_LOAD_PRED:
+		sim_sm_pred_load(cs->ctx->sdev, job->queue, op->lower,
+				 sim_pred_map(op));
+		return 0;
 	case SIM_CMD_DMA:
 		return sim_dma_run(cs, op);
 	case SIM_CMD_MEM_WRITE:
@@ -827,7 +884,11 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 				rc = sim_cs_check(cs);
 				if (rc)
 					return rc;
-				if (op->kind == SIM_CMD_FENCE) {
+				if (op->pred &&
+				    !sim_sm_pred(sdev, job->queue, op->lower,
+						 op->pred)) {
+					/* Its predicate is clear: skipped. */
+				} else if (op->kind == SIM_CMD_FENCE) {
 					if (!sim_sm_fence_pass(sdev, job->queue,
 							       op->lower,
 							       op->fence_id,
@@ -837,7 +898,7 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 						break;
 					}
 				} else {
-					rc = sim_cmd_run(cs, op);
+					rc = sim_cmd_run(cs, job, op);
 					if (rc)
 						return rc;
 				}

@@ -390,23 +390,61 @@ void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value)
 }
 
 /*
+ * The CP that runs a command on @queue: the stream's own, or its queue
+ * manager's lower CP (the last); false for a queue not emulated.
+ */
+static bool sim_sm_cp(u32 queue, bool lower, int *qm, u32 *cp)
+{
+	*qm = sim_queue_qman(queue);
+	/* Only queues sim_queue_enabled() accepted get here. */
+	if (WARN_ON_ONCE(*qm < 0))
+		return false;
+	*cp = lower ? GAUDI2_QM_FENCE_CPS - 1 : queue - sim_qmans[*qm].first_queue;
+	return true;
+}
+
+/*
  * A FENCE on @queue: true (and the counter decremented) once the
  * counter has reached @target.
  */
 bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, bool lower, u8 id,
 		       u8 target, u8 dec)
 {
-	int qm = sim_queue_qman(queue);
 	u32 cp, *cnt;
+	int qm;
 
-	/* Only queues sim_queue_enabled() accepted get here. */
-	if (WARN_ON_ONCE(qm < 0))
+	if (!sim_sm_cp(queue, lower, &qm, &cp))
 		return false;
-	/* A stream's own CP, or its queue manager's lower CP (the last). */
-	cp = lower ? GAUDI2_QM_FENCE_CPS - 1 : queue - sim_qmans[qm].first_queue;
 	cnt = &sdev->sm->fence[qm][cp][id];
 	if (*cnt < target)
 		return false;
 	*cnt -= min_t(u32, dec, *cnt);
 	return true;
+}
+
+/* Whether predicate @pred of the CP that runs a command on @queue is set. */
+bool sim_sm_pred(struct sim_device *sdev, u32 queue, bool lower, u8 pred)
+{
+	u32 cp;
+	int qm;
+
+	if (!pred)
+		return true;
+	if (!sim_sm_cp(queue, lower, &qm, &cp))
+		return false;
+	return sdev->sm->pred[qm][cp] & BIT(pred);
+}
+
+/*
+ * LOAD_AND_EXE into the predicates: they keep their values until the
+ * next load, across CBs and CSs, as the CP's registers do.  Predicate 0
+ * is not loaded: it is always set.
+ */
+void sim_sm_pred_load(struct sim_device *sdev, u32 queue, bool lower, u32 map)
+{
+	u32 cp;
+	int qm;
+
+	if (sim_sm_cp(queue, lower, &qm, &cp))
+		sdev->sm->pred[qm][cp] = map | BIT(0);
 }

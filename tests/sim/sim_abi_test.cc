@@ -83,4 +83,6 @@ TEST(SimAbi, Layouts)
 	EXPECT_EQ(sizeof(gaudi2_packet_lin_dma), 24u);
 	EXPECT_EQ(offsetof(gaudi2_packet_lin_dma, src_addr), 8u);
 	EXPECT_EQ(offsetof(gaudi2_packet_lin_dma, dst_addr), 16u);
+	EXPECT_EQ(sizeof(gaudi2_packet_load_and_exe), 16u);
+	EXPECT_EQ(offsetof(gaudi2_packet_load_and_exe, src_addr), 8u);
 }

@@ -39,6 +39,16 @@ void put_stop(std::vector<uint32_t> &w)
 	w.push_back(ctl(GAUDI2_PACKET_STOP));
 }
 
+// LOAD_AND_EXE of cfg from src, run if predicate pred is set.
+void put_load_and_exe(std::vector<uint32_t> &w, uint64_t src, uint32_t cfg,
+		      uint32_t pred = 0)
+{
+	w.push_back(cfg);
+	w.push_back(ctl(GAUDI2_PACKET_LOAD_AND_EXE) | pred);
+	w.push_back(static_cast<uint32_t>(src));
+	w.push_back(static_cast<uint32_t>(src >> 32));
+}
+
 // Host memory mapped into the device: 32-bit words the device writes.
 struct HostWords {
 	explicit HostWords(Dev &d) : d(d)
@@ -455,8 +465,29 @@ TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)
 	add("other configuration register", -EINVAL, [](auto &w) {
 		put_msg_long(w, GAUDI2_CFG_BASE + 0x4C8A000, 1);
 	});
-	add("predicated MSG_LONG", -EINVAL, [&](auto &w) {
-		put_msg_long(w, host.at(1), 1, 1);
+	add("predicated STOP", -EINVAL, [](auto &w) {
+		w.push_back(0);
+		w.push_back(ctl(GAUDI2_PACKET_STOP) | 1);
+	});
+	add("LOAD_AND_EXE into the scalars", -EINVAL, [&](auto &w) {
+		put_load_and_exe(w, host.at(64), GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK |
+						       GAUDI2_PKT_LOAD_AND_EXE_CFG_DST_MASK);
+	});
+	add("LOAD_AND_EXE running the scalars", -EINVAL, [&](auto &w) {
+		put_load_and_exe(w, host.at(64), GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK);
+	});
+	add("LOAD_AND_EXE undefined bit", -EINVAL, [&](auto &w) {
+		put_load_and_exe(w, host.at(64), GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK | 4);
+	});
+	add("truncated LOAD_AND_EXE", -EINVAL, [](auto &w) {
+		w.push_back(GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK);
+		w.push_back(ctl(GAUDI2_PACKET_LOAD_AND_EXE));
+	});
+	add("predicates from unmapped memory", -EFAULT, [](auto &w) {
+		put_load_and_exe(w, kUnmapped, GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK);
+	});
+	add("predicates past a mapping's end", -EFAULT, [&](auto &w) {
+		put_load_and_exe(w, host.va + kPage - 64, GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK);
 	});
 	add("MSG_LONG timestamp", -EINVAL, [&](auto &w) {
 		put_msg_long(w, host.at(1), 1, 1u << 20);
@@ -477,6 +508,61 @@ TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)
 		EXPECT_EQ(d.run(c.w), c.err) << c.what;
 		EXPECT_EQ(host.p[0], 0u) << c.what << ": part of the CS ran";
 	}
+}
+
+// LOAD_AND_EXE loads a CP's predicates from memory, as 32 words (bit 0
+// of word i is predicate i) or as one 32-bit map, and a packet that names
+// a predicate runs only while it is set; predicate 0 is always set and
+// not loaded.  The predicates keep their values into later CSs, and
+// another stream's CP has its own.  hl-thunk's test_cs_load_pred_*.
+TEST_F(SimSync, LoadedPredicatesDecideWhichPacketsRun)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	ASSERT_TRUE(host.ok());
+	volatile uint32_t *words = host.p + 512;	// predicates, 128 bytes
+	volatile uint32_t *map = host.p + 600;
+	words[10] = 1;
+	words[11] = 2;		// bit 0 clear: predicate 11 is not set
+	words[0] = 0;		// predicate 0 stays set
+	*map = 1u << 11;
+	const uint32_t load = GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK;
+	const uint32_t bitmap = load | GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK;
+
+	std::vector<uint32_t> w;
+	put_load_and_exe(w, host.at(512), load);
+	put_msg_long(w, host.at(1), 0xa, 10);
+	put_msg_long(w, host.at(2), 0xb, 11);
+	put_msg_long(w, host.at(3), 0xc, 0);
+	// A FENCE nothing raises, skipped: the CS completes.
+	w.push_back(1 | (1 << GAUDI2_PKT_FENCE_CFG_TARGET_VAL_SHIFT));
+	w.push_back(ctl(GAUDI2_PACKET_FENCE) | 13);
+	put_load_and_exe(w, host.at(600), bitmap, 10);
+	put_msg_long(w, host.at(4), 0xd, 10);
+	put_msg_long(w, host.at(5), 0xe, 11);
+	// Not loaded: its predicate (12) is clear.
+	put_load_and_exe(w, host.at(512), load, 12);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(host.p[1], 0xau) << "predicate 10 was set";
+	EXPECT_EQ(host.p[2], 0u) << "predicate 11 was clear";
+	EXPECT_EQ(host.p[3], 0xcu) << "predicate 0 is always set";
+	EXPECT_EQ(host.p[4], 0u) << "the map cleared predicate 10";
+	EXPECT_EQ(host.p[5], 0xeu) << "the map set predicate 11";
+
+	// The next CS finds them as they were; stream 1's CP has its own.
+	w.clear();
+	put_msg_long(w, host.at(6), 0xf, 11);
+	put_msg_long(w, host.at(7), 0x10, 10);
+	std::vector<uint32_t> other;
+	put_msg_long(other, host.at(10), 0x11, 11);
+	uint32_t st = ~0u;
+	ASSERT_EQ(run_cs(d, {{w, GAUDI2_QUEUE_ID_PDMA_0_0}, {other, GAUDI2_QUEUE_ID_PDMA_0_1}},
+			 &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(host.p[6], 0xfu);
+	EXPECT_EQ(host.p[7], 0u);
+	EXPECT_EQ(host.p[10], 0u) << "stream 1 used stream 0's predicates";
 }
 
 TEST_F(SimSync, InfoNamesTheFirstUserSyncObjects)
