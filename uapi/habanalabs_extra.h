@@ -276,6 +276,8 @@ struct gaudi2_packet_wreg32 {
 #define GAUDI2_QM_FENCE_IDS			4
 /* Predicates of each CP (0 is always set) */
 #define GAUDI2_QM_PREDICATES			32
+/* Scalar registers of each CP that LOAD_AND_EXE loads (R0-R3) */
+#define GAUDI2_QM_SCALARS			4
 
 #if defined(__cplusplus)
 static_assert(sizeof(struct gaudi2_packet_lin_dma) == 24, "lin_dma");

@@ -180,6 +180,8 @@ struct sim_sm {
 	struct sim_cq cq[GAUDI2_SM_NUM_CQS];
 	u32 fence[SIM_QMANS][GAUDI2_QM_FENCE_CPS][GAUDI2_QM_FENCE_IDS];
 	u32 pred[SIM_QMANS][GAUDI2_QM_FENCE_CPS];	/* bit i: predicate i */
+	/* R0-R3 as loaded: a packet LOAD_AND_EXE may run */
+	__le32 scalar[SIM_QMANS][GAUDI2_QM_FENCE_CPS][GAUDI2_QM_SCALARS];
 };
 
 /* Why a CS was refused, for HL_INFO_CS_COUNTERS. */
@@ -491,6 +493,7 @@ bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, bool lower, u8 id,
 		       u8 target, u8 dec);
 bool sim_sm_pred(struct sim_device *sdev, u32 queue, bool lower, u8 pred);
 void sim_sm_pred_load(struct sim_device *sdev, u32 queue, bool lower, u32 map);
+__le32 *sim_sm_scalars(struct sim_device *sdev, u32 queue, bool lower);
 
 /* sim_irq.c */
 extern atomic_t sim_irq_lost;		/* doorbell writes of no user irq */

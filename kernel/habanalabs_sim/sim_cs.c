@@ -58,6 +58,7 @@ enum sim_cmd_kind {
 	SIM_CMD_REG_WRITE,		/* MSG_LONG/SHORT: value to reg */
 	SIM_CMD_FENCE,			/* FENCE */
 	SIM_CMD_LOAD_PRED,		/* LOAD_AND_EXE: predicates from src */
+	SIM_CMD_SCALARS,		/* LOAD_AND_EXE: scalars, packet in them */
 	SIM_CMD_CP_DMA,			/* parsing only: a lower CB to read */
 };
 
@@ -75,7 +76,8 @@ struct sim_cmd {
 	u8 pred;			/* runs if this predicate is set (0: always) */
 	u32 repeat;			/* DMA: times it runs (1 or more) */
 	u32 len;			/* DMA: bytes; MEM_WRITE: 4 */
-	u32 value;			/* writes; LOAD_PRED: 1 for a bit map */
+	u32 value;			/* writes; LOAD_PRED: 1 for a bit map;
+					 * SCALARS: the packet's cfg */
 	u32 reg;			/* REG_WRITE: offset from CFG_BASE */
 	struct sim_bo *src;		/* reference (DMA) */
 	struct sim_bo *dst;		/* reference (DMA, MEM_WRITE) */
@@ -148,7 +150,11 @@ struct sim_cs {
  */
 #define PRED_CTL_ALLOWED (NOP_CTL_ALLOWED | GAUDI2_PKT_CTL_PRED_MASK)
 
-#define LOAD_AND_EXE_CFG_ALLOWED (GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK | \
+#define LOAD_AND_EXE_CFG_SCALARS_ONLY (GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK | \
+				       GAUDI2_PKT_LOAD_AND_EXE_CFG_ETYPE_MASK)
+#define LOAD_AND_EXE_CFG_ALLOWED (LOAD_AND_EXE_CFG_SCALARS_ONLY |	   \
+				  GAUDI2_PKT_LOAD_AND_EXE_CFG_DST_MASK |  \
+				  GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK | \
 				  GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK)
 
 /* A refused CS, counted for HL_INFO_CS_COUNTERS as the driver counts it. */
@@ -260,6 +266,7 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 	u32 opcode = (ctl & GAUDI2_PKT_CTL_OPCODE_MASK) >>
 		     GAUDI2_PKT_CTL_OPCODE_SHIFT;
 	u32 base, cfg, swap;
+	bool load;
 	u64 addr;
 
 	*cmd = (struct sim_cmd){ .kind = U8_MAX, .repeat = 1 };
@@ -350,21 +357,32 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 	case GAUDI2_PACKET_LOAD_AND_EXE:
 		if (left < sizeof(struct gaudi2_packet_load_and_exe))
 			return -EINVAL;
-		/*
-		 * Predicates only: the scalar registers, and running the
-		 * packet they hold, are not emulated.
-		 */
-		if ((ctl & ~PRED_CTL_ALLOWED) ||
-		    (value & ~LOAD_AND_EXE_CFG_ALLOWED))
+		if (ctl & ~PRED_CTL_ALLOWED)
 			return -EINVAL;
-		if (value & GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK) {
+		cmd->pred = ctl & GAUDI2_PKT_CTL_PRED_MASK;
+		if (value & ~LOAD_AND_EXE_CFG_ALLOWED)
+			return -EINVAL;
+		load = value & GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK;
+		if (load && !(value & GAUDI2_PKT_LOAD_AND_EXE_CFG_DST_MASK)) {
+			/* Into the predicates, and nothing to run. */
+			if (value & LOAD_AND_EXE_CFG_SCALARS_ONLY)
+				return -EINVAL;
 			cmd->kind = SIM_CMD_LOAD_PRED;
-			cmd->pred = ctl & GAUDI2_PKT_CTL_PRED_MASK;
 			cmd->value = !!(value & GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK);
 			/* A map of 32 bits, or a word per predicate. */
 			cmd->len = cmd->value ? sizeof(u32) :
 				   GAUDI2_QM_PREDICATES * sizeof(u32);
 			cmd->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
+		} else if (load || (value & GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK)) {
+			/* Into the scalars, and maybe run what they hold. */
+			if (value & GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK)
+				return -EINVAL;
+			cmd->kind = SIM_CMD_SCALARS;
+			cmd->value = value;
+			if (load) {
+				cmd->len = GAUDI2_QM_SCALARS * sizeof(u32);
+				cmd->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
+			}
 		}
 		return sizeof(struct gaudi2_packet_load_and_exe);
 	default:
@@ -602,7 +620,8 @@ static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 			struct sim_cmd *op = &cs->jobs[i].ops[j];
 
 			if (op->kind == SIM_CMD_DMA ||
-			    op->kind == SIM_CMD_LOAD_PRED) {
+			    op->kind == SIM_CMD_LOAD_PRED ||
+			    (op->kind == SIM_CMD_SCALARS && op->len)) {
 				op->src = sim_mem_lookup(ctx, op->src_va,
 							 op->len, &op->src_off);
 				if (!op->src)
@@ -841,10 +860,67 @@ static u32 sim_pred_map(const struct sim_cmd *op)
 	return map;
 }
 
+/*
+ * Runs the packet LOAD_AND_EXE finds in the scalars: one that writes a
+ * word (MSG_LONG, MSG_SHORT) or NOP, checked as any packet of a CB but
+ * only now, as its bytes were only now known.  The device reports
+ * anything else, or a write to memory not mapped, as an error of the
+ * queue: the CS fails (EIO, as an aborted one).
+ */
+static int sim_scalars_exe(struct sim_cs *cs, const struct sim_job *job,
+			   const struct sim_cmd *op, const __le32 *r)
+{
+	struct sim_device *sdev = cs->ctx->sdev;
+	bool upper = op->value & GAUDI2_PKT_LOAD_AND_EXE_CFG_ETYPE_MASK;
+	struct sim_cmd cmd;
+	struct sim_bo *bo;
+	u64 off;
+	int len;
+
+	/* All four registers, or the upper two (R2, R3). */
+	len = sim_parse_packet(sdev, (const u8 *)(r + (upper ? 2 : 0)),
+			       (upper ? 2 : 4) * sizeof(u32), &cmd);
+	if (len <= 0)
+		return -EIO;
+	if (cmd.pred && !sim_sm_pred(sdev, job->queue, op->lower, cmd.pred))
+		return 0;
+	switch (cmd.kind) {
+	case U8_MAX:
+		return 0;
+	case SIM_CMD_REG_WRITE:
+		sim_sm_reg_write(cs->ctx, cmd.reg, cmd.value);
+		return 0;
+	case SIM_CMD_MEM_WRITE:
+		bo = sim_mem_get(cs->ctx, cmd.dst_va, cmd.len, &off);
+		if (!bo)
+			return -EIO;
+		sim_bo_write(bo, off, &cmd.value, sizeof(cmd.value));
+		sim_bo_put(bo);
+		return 0;
+	}
+	return -EIO;
+}
+
+static int sim_scalars_run(struct sim_cs *cs, const struct sim_job *job,
+			   const struct sim_cmd *op)
+{
+	__le32 *r = sim_sm_scalars(cs->ctx->sdev, job->queue, op->lower);
+
+	if (!r)
+		return -EIO;
+	if (op->len)
+		sim_bo_read(op->src, op->src_off, r, op->len);
+	if (!(op->value & GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK))
+		return 0;
+	return sim_scalars_exe(cs, job, op, r);
+}
+
 static int sim_cmd_run(struct sim_cs *cs, const struct sim_job *job,
 		       const struct sim_cmd *op)
 {
 	switch (op->kind) {
+	case SIM_CMD_SCALARS:
+		return sim_scalars_run(cs, job, op);
 	case SIM_CMD_LOAD_PRED:
 		sim_sm_pred_load(cs->ctx->sdev, job->queue, op->lower,
 				 sim_pred_map(op));

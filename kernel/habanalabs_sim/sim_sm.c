@@ -448,3 +448,17 @@ void sim_sm_pred_load(struct sim_device *sdev, u32 queue, bool lower, u32 map)
 	if (sim_sm_cp(queue, lower, &qm, &cp))
 		sdev->sm->pred[qm][cp] = map | BIT(0);
 }
+
+/*
+ * The scalar registers of the CP that runs a command on @queue, which
+ * LOAD_AND_EXE loads and runs a packet from; they too keep their values.
+ */
+__le32 *sim_sm_scalars(struct sim_device *sdev, u32 queue, bool lower)
+{
+	u32 cp;
+	int qm;
+
+	if (!sim_sm_cp(queue, lower, &qm, &cp))
+		return NULL;
+	return sdev->sm->scalar[qm][cp];
+}

@@ -469,12 +469,14 @@ TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)
 		w.push_back(0);
 		w.push_back(ctl(GAUDI2_PACKET_STOP) | 1);
 	});
-	add("LOAD_AND_EXE into the scalars", -EINVAL, [&](auto &w) {
+	add("scalars in a predicate map", -EINVAL, [&](auto &w) {
 		put_load_and_exe(w, host.at(64), GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK |
-						       GAUDI2_PKT_LOAD_AND_EXE_CFG_DST_MASK);
+						       GAUDI2_PKT_LOAD_AND_EXE_CFG_DST_MASK |
+						       GAUDI2_PKT_LOAD_AND_EXE_CFG_PMAP_MASK);
 	});
-	add("LOAD_AND_EXE running the scalars", -EINVAL, [&](auto &w) {
-		put_load_and_exe(w, host.at(64), GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK);
+	add("predicates loaded and the scalars run", -EINVAL, [&](auto &w) {
+		put_load_and_exe(w, host.at(64), GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK |
+						       GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK);
 	});
 	add("LOAD_AND_EXE undefined bit", -EINVAL, [&](auto &w) {
 		put_load_and_exe(w, host.at(64), GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK | 4);
@@ -563,6 +565,81 @@ TEST_F(SimSync, LoadedPredicatesDecideWhichPacketsRun)
 	EXPECT_EQ(host.p[6], 0xfu);
 	EXPECT_EQ(host.p[7], 0u);
 	EXPECT_EQ(host.p[10], 0u) << "stream 1 used stream 0's predicates";
+}
+
+// LOAD_AND_EXE loads a CP's four scalar registers and runs the packet
+// they hold: all four (a MSG_LONG), or the upper two (a MSG_SHORT), in
+// the same packet or a later one, in the same CS or a later one.  A
+// packet there that is not a write, or a write to memory not mapped,
+// fails the CS when it runs.  hl-thunk's test_cs_load_scalars_exe_*.
+TEST_F(SimSync, LoadAndExeRunsThePacketInTheScalars)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d);
+	ASSERT_TRUE(host.ok());
+	const uint32_t dst = GAUDI2_PKT_LOAD_AND_EXE_CFG_DST_MASK;
+	const uint32_t load = GAUDI2_PKT_LOAD_AND_EXE_CFG_LOAD_MASK;
+	const uint32_t exe = GAUDI2_PKT_LOAD_AND_EXE_CFG_EXE_MASK;
+	const uint32_t upper = GAUDI2_PKT_LOAD_AND_EXE_CFG_ETYPE_MASK;
+	auto scalars = [&](unsigned at, const std::vector<uint32_t> &pkt, unsigned skip = 0) {
+		for (unsigned i = 0; i < 4; i++)
+			host.p[at + i] = 0;
+		for (unsigned i = 0; i < pkt.size(); i++)
+			host.p[at + skip + i] = pkt[i];
+	};
+	std::vector<uint32_t> pkt;
+	put_msg_long(pkt, host.at(20), 0x77);
+	scalars(700, pkt);
+	pkt.clear();
+	put_msg_long(pkt, host.at(21), 0x78);
+	scalars(704, pkt);
+
+	std::vector<uint32_t> w;
+	put_load_and_exe(w, host.at(700), dst | load | exe);
+	put_load_and_exe(w, host.at(704), dst | load);
+	put_msg_long(w, host.at(22), 1);
+	put_load_and_exe(w, 0, dst | exe);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(host.p[20], 0x77u) << "load and run in one packet";
+	EXPECT_EQ(host.p[21], 0x78u) << "load, then run";
+
+	// A later CS runs what the registers still hold (DST does not
+	// matter to a packet that only runs them, as hl-thunk sends it).
+	host.p[21] = 0;
+	w.clear();
+	put_load_and_exe(w, 0, exe);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(host.p[21], 0x78u);
+
+	// The upper two registers: a SOB write, seen by a monitor.
+	pkt.clear();
+	put_sob(pkt, kSob, 5, false);
+	scalars(708, pkt, 2);
+	w.clear();
+	put_sob(w, kSob, 0, false);
+	put_load_and_exe(w, host.at(708), dst | load | exe | upper);
+	put_monitor(w, kMon, host.at(23), 0x99, kSob, 5);
+	ASSERT_EQ(d.run(w), 0);
+	EXPECT_EQ(host.p[23], 0x99u) << "the upper registers' MSG_SHORT did not run";
+
+	// What the registers hold is checked when it runs.
+	pkt.clear();
+	put_lin_dma(pkt, host.at(24), host.at(25), 4);
+	scalars(712, pkt);
+	pkt.clear();
+	put_msg_long(pkt, kUnmapped, 1);
+	scalars(716, pkt);
+	pkt.clear();
+	put_msg_long(pkt, host.at(26), 1);
+	scalars(720, pkt);
+	for (unsigned at : {712u, 716u, 720u}) {
+		w.clear();
+		put_load_and_exe(w, host.at(at), dst | load | exe | (at == 720 ? upper : 0));
+		put_msg_long(w, host.at(27), at);
+		EXPECT_EQ(d.run(w), -EIO) << "scalars at word " << at;
+		EXPECT_EQ(host.p[27], 0u) << "the CB went on after a failed packet";
+	}
 }
 
 TEST_F(SimSync, InfoNamesTheFirstUserSyncObjects)
