@@ -28,6 +28,9 @@
  * queue's security register.  A queue may not write to the doorbell
  * itself: only a completion queue does.
  *
+ * The CPs' predicates and scalar registers, which LOAD_AND_EXE loads
+ * (sim_cs.c), live here too: CP state, like the fence counters.
+ *
  * All of it changes only while a CS runs, under sdev->engine, and is
  * cleared when a compute open starts, as a context switch does.
  */
