@@ -78,6 +78,7 @@
 #define GAUDI2_PACKET_LIN_DMA		0x9
 #define GAUDI2_PACKET_NOP		0xA
 #define GAUDI2_PACKET_STOP		0xB
+#define GAUDI2_PACKET_CB_LIST		0xE
 #define GAUDI2_PACKET_LOAD_AND_EXE	0xF
 
 /* LIN_DMA ctl bits below the opcode */
@@ -110,6 +111,21 @@ struct gaudi2_packet_cp_dma {
 };
 
 #define GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK	0x00000020
+
+/*
+ * CB_LIST: the CP reads the 32-bit index at index_addr and runs entry
+ * <index> of the table at table_addr: a CP_DMA with UPPER_CP set, that
+ * is a CB the CP runs before it goes on.  Entries are 16 bytes (SIZE_DESC
+ * 0) or 32 (1).
+ */
+struct gaudi2_packet_cb_list {
+	__u32 reserved;
+	__u32 ctl;			/* little endian */
+	__u64 index_addr;		/* little endian */
+	__u64 table_addr;		/* little endian */
+};
+
+#define GAUDI2_PKT_CB_LIST_CTL_SIZE_DESC_MASK	0x00000020
 
 /* NOP: 8 bytes, only ctl (opcode GAUDI2_PACKET_NOP) is meaningful. */
 struct gaudi2_packet_nop {

@@ -20,14 +20,17 @@
  * (sim_sm.c); FENCE, which waits for the queue's fence counter; STOP,
  * which ends the CB; CP_DMA, which hands a CB to the queue manager's
  * lower CP (its commands run in its place); LOAD_AND_EXE into the CP's
- * predicates, which decide whether the packets that name one run.  The
+ * predicates, which decide whether the packets that name one run, or
+ * into its scalars, and the packet they hold; CB_LIST, which calls the
+ * CB a table entry names by an index read as it runs (that CB is read,
+ * checked and resolved then, and an error in it fails the CS).  The
  * jobs of a CS run as the queues of the device do, side by side: a queue
  * that waits on a fence lets the others run, and a CS whose queues all
  * wait on fences that none of them will signal waits, as on the device,
  * until it times out or its owner closes.  WREG32 addresses the
  * registers of the queue's own engine block, which the emulation does
  * not have: refused, as are the other packets (WREG_BULK, REPEAT,
- * MSG_PROT, LOAD_AND_EXE into the scalars, CP_DMA to the upper CP, a
+ * MSG_PROT, ARB_POINT, CP_DMA to the upper CP outside a CB_LIST table, a
  * predicated CP_DMA or STOP) with EINVAL.
  *
  * A CS has a deadline (its own timeout, or cs_timeout_s): one that has
@@ -59,6 +62,7 @@ enum sim_cmd_kind {
 	SIM_CMD_FENCE,			/* FENCE */
 	SIM_CMD_LOAD_PRED,		/* LOAD_AND_EXE: predicates from src */
 	SIM_CMD_SCALARS,		/* LOAD_AND_EXE: scalars, packet in them */
+	SIM_CMD_CB_LIST,		/* CB_LIST: index at src, table at dst_va */
 	SIM_CMD_CP_DMA,			/* parsing only: a lower CB to read */
 };
 
@@ -76,8 +80,7 @@ struct sim_cmd {
 	u8 pred;			/* runs if this predicate is set (0: always) */
 	u32 repeat;			/* DMA: times it runs (1 or more) */
 	u32 len;			/* DMA: bytes; MEM_WRITE: 4 */
-	u32 value;			/* writes; LOAD_PRED: 1 for a bit map;
-					 * SCALARS: the packet's cfg */
+	u32 value;			/* writes; LOAD_PRED: map; SCALARS: cfg */
 	u32 reg;			/* REG_WRITE: offset from CFG_BASE */
 	struct sim_bo *src;		/* reference (DMA) */
 	struct sim_bo *dst;		/* reference (DMA, MEM_WRITE) */
@@ -87,10 +90,25 @@ struct sim_cmd {
 	u64 dst_va;
 };
 
-struct sim_job {
+/* Commands of a CB, and the next to run. */
+struct sim_frame {
 	struct sim_cmd *ops;
 	unsigned int nops;
-	unsigned int next;		/* execution: the next command */
+	unsigned int next;
+};
+
+/*
+ * How deep CB_LISTs may call CBs that call CBs, and how many commands
+ * the CBs they call may hold in all, in one CS: bounds on the kernel
+ * memory and time a CS may take once it runs.
+ */
+#define SIM_MAX_CALLS		16
+#define SIM_MAX_CALLED_OPS	SIM_MAX_CS_DMA_OPS
+
+struct sim_job {
+	struct sim_frame own;		/* the chunk's CB */
+	struct sim_frame *calls;	/* CBs called, SIM_MAX_CALLS of them */
+	unsigned int depth;		/* calls under way */
 	u32 queue;
 };
 
@@ -109,6 +127,7 @@ struct sim_cs {
 	unsigned long nops;		/* commands of all jobs */
 	unsigned long qmans;		/* bit per sim_qmans[] its jobs use */
 	bool has_fence;			/* may wait: never run inline */
+	unsigned int called_ops;	/* commands of the CBs CB_LIST called */
 	unsigned int njobs;
 	struct sim_job jobs[];
 };
@@ -165,21 +184,33 @@ static int sim_cs_drop(struct sim_ctx *ctx, enum sim_cs_drop why, int rc)
 	return rc;
 }
 
+/* Frees a CB's commands and the memory references they hold. */
+static void sim_frame_free(struct sim_frame *f)
+{
+	unsigned int j;
+
+	for (j = 0; j < f->nops; j++) {
+		if (f->ops[j].src)
+			sim_bo_put(f->ops[j].src);
+		if (f->ops[j].dst)
+			sim_bo_put(f->ops[j].dst);
+	}
+	kvfree(f->ops);
+	*f = (struct sim_frame){};
+}
+
 static void sim_cs_release(struct kref *ref)
 {
 	struct sim_cs *cs = container_of(ref, struct sim_cs, ref);
-	unsigned int i, j;
+	struct sim_job *job;
+	unsigned int i;
 
 	for (i = 0; i < cs->njobs; i++) {
-		for (j = 0; j < cs->jobs[i].nops; j++) {
-			struct sim_cmd *op = &cs->jobs[i].ops[j];
-
-			if (op->src)
-				sim_bo_put(op->src);
-			if (op->dst)
-				sim_bo_put(op->dst);
-		}
-		kvfree(cs->jobs[i].ops);
+		job = &cs->jobs[i];
+		sim_frame_free(&job->own);
+		while (job->depth)
+			sim_frame_free(&job->calls[--job->depth]);
+		kfree(job->calls);
 	}
 	kfree(cs);
 	sim_stat_dec(SIM_STAT_CS);
@@ -385,6 +416,18 @@ static int sim_parse_packet(struct sim_device *sdev, const u8 *pkt, u32 left,
 			}
 		}
 		return sizeof(struct gaudi2_packet_load_and_exe);
+	case GAUDI2_PACKET_CB_LIST:
+		if (left < sizeof(struct gaudi2_packet_cb_list))
+			return -EINVAL;
+		/* 16-byte entries only, as hl-thunk writes them. */
+		if (value || (ctl & ~PRED_CTL_ALLOWED))
+			return -EINVAL;
+		cmd->kind = SIM_CMD_CB_LIST;
+		cmd->pred = ctl & GAUDI2_PKT_CTL_PRED_MASK;
+		cmd->len = sizeof(u32);
+		cmd->src_va = le64_to_cpup((const __le64 *)(pkt + 8));
+		cmd->dst_va = le64_to_cpup((const __le64 *)(pkt + 16));
+		return sizeof(struct gaudi2_packet_cb_list);
 	default:
 		return -EINVAL;
 	}
@@ -438,7 +481,8 @@ static int sim_parse_add(struct sim_parser *p, const struct sim_cmd *cmd)
 		return -EINVAL;
 	if (p->ops)
 		p->ops[p->n] = *cmd;
-	if (cmd->kind == SIM_CMD_FENCE)
+	/* A CB a CB_LIST calls may hold a FENCE. */
+	if (cmd->kind == SIM_CMD_FENCE || cmd->kind == SIM_CMD_CB_LIST)
 		p->fence = true;
 	p->last = *cmd;
 	p->n++;
@@ -537,6 +581,53 @@ static int sim_parse_cb(struct sim_parser *p, struct sim_bo *bo, u64 off,
 }
 
 /*
+ * Reads the CB of @size bytes at @va into its commands, in @f; *@fence
+ * if any of them may wait.  -EFAULT: the CB is not mapped, or a lower CB
+ * is not; -EINVAL: a bad packet; -E2BIG: more commands than a CS may
+ * hold; -ENOMEM; -EINTR.  On an error @f may hold commands to free.
+ */
+static int sim_cb_read(struct sim_ctx *ctx, u64 va, u32 size,
+		       struct sim_frame *f, bool *fence)
+{
+	struct sim_parser p = { .ctx = ctx, .last.kind = U8_MAX };
+	struct sim_bo *bo;
+	unsigned int n;
+	u64 off = 0;
+	int rc;
+
+	bo = sim_mem_get(ctx, va, size, &off);
+	if (!bo)
+		return -EFAULT;
+	rc = sim_parse_cb(&p, bo, off, size, false);
+	if (rc)
+		goto out;
+	n = p.n;
+	if (!n)
+		goto out;
+	/* Bounds the kernel memory before allocating it. */
+	if (n > SIM_MAX_CS_DMA_OPS) {
+		rc = -E2BIG;
+		goto out;
+	}
+	f->ops = kvcalloc(n, sizeof(*f->ops), GFP_KERNEL_ACCOUNT);
+	if (!f->ops) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	p = (struct sim_parser){ .ctx = ctx, .win = { p.win[0], p.win[1] },
+				 .win_size = { p.win_size[0], p.win_size[1] },
+				 .ops = f->ops, .max = n, .last.kind = U8_MAX };
+	rc = sim_parse_cb(&p, bo, off, size, false);
+	f->nops = p.n;
+	*fence |= p.fence;
+out:
+	kvfree(p.win[0]);
+	kvfree(p.win[1]);
+	sim_bo_put(bo);
+	return rc;
+}
+
+/*
  * Turns a chunk into a job: the driver's checks of the queue and of the
  * CB's address (sim_queue.c), then the CB's packets.  A refused queue is
  * a validation drop; a CB the queue cannot fetch, or a bad packet, a
@@ -546,10 +637,7 @@ static int sim_parse_cb(struct sim_parser *p, struct sim_bo *bo, u64 off,
 static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 			 struct sim_job *job, bool *fence)
 {
-	struct sim_parser p = { .ctx = ctx, .last.kind = U8_MAX };
-	struct sim_bo *bo;
-	unsigned int i, n;
-	u64 off = 0;
+	unsigned int i;
 	int rc;
 
 	rc = sim_queue_validate(ch);
@@ -569,76 +657,66 @@ static int sim_job_build(struct sim_ctx *ctx, const struct hl_cs_chunk *ch,
 	if (!ch->cb_size)
 		return 0;
 
-	bo = sim_mem_get(ctx, ch->cb_handle, ch->cb_size, &off);
-	if (!bo)
-		return sim_cs_drop(ctx, SIM_DROP_PARSING, -EFAULT);
-	rc = sim_parse_cb(&p, bo, off, ch->cb_size, false);
-	if (rc) {
-		if (rc == -ENOMEM)
-			sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, rc);
-		else if (rc != -EINTR)
-			sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
-		goto out;
+	rc = sim_cb_read(ctx, ch->cb_handle, ch->cb_size, &job->own, fence);
+	switch (rc) {
+	case 0:
+	case -EINTR:
+		return rc;
+	case -ENOMEM:
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, rc);
+	case -E2BIG:
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+	default:
+		return sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
 	}
-	n = p.n;
-	if (!n)
-		goto out;
-	/* Bounds the kernel memory before allocating it. */
-	if (n > SIM_MAX_CS_DMA_OPS) {
-		rc = sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
-		goto out;
-	}
-	job->ops = kvcalloc(n, sizeof(*job->ops), GFP_KERNEL_ACCOUNT);
-	if (!job->ops) {
-		rc = sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
-		goto out;
-	}
-	p = (struct sim_parser){ .ctx = ctx, .win = { p.win[0], p.win[1] },
-				 .win_size = { p.win_size[0], p.win_size[1] },
-				 .ops = job->ops, .max = n, .last.kind = U8_MAX };
-	rc = sim_parse_cb(&p, bo, off, ch->cb_size, false);
-	job->nops = p.n;
-	*fence |= p.fence;
-	if (rc == -ENOMEM)
-		sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, rc);
-	else if (rc && rc != -EINTR)
-		sim_cs_drop(ctx, SIM_DROP_PARSING, rc);
-out:
-	kvfree(p.win[0]);
-	kvfree(p.win[1]);
-	sim_bo_put(bo);
-	return rc;
 }
 
-/* Resolves the memory of every command of the CS; ctx->lock held. */
+/* Whether @op reads memory it names: its source, resolved early. */
+static bool sim_cmd_reads(const struct sim_cmd *op)
+{
+	return op->kind == SIM_CMD_DMA || op->kind == SIM_CMD_LOAD_PRED ||
+	       op->kind == SIM_CMD_CB_LIST ||
+	       (op->kind == SIM_CMD_SCALARS && op->len);
+}
+
+/*
+ * Resolves the memory a CB's commands name, each with a reference of its
+ * own: at submission, and for a CB a CB_LIST calls, when it is called.
+ */
+static int sim_frame_resolve(struct sim_ctx *ctx, struct sim_frame *f)
+{
+	unsigned int j;
+
+	for (j = 0; j < f->nops; j++) {
+		struct sim_cmd *op = &f->ops[j];
+
+		if (sim_cmd_reads(op)) {
+			op->src = sim_mem_get(ctx, op->src_va, op->len,
+					      &op->src_off);
+			if (!op->src)
+				return -EFAULT;
+		}
+		if (op->kind == SIM_CMD_DMA || op->kind == SIM_CMD_MEM_WRITE) {
+			op->dst = sim_mem_get(ctx, op->dst_va, op->len,
+					      &op->dst_off);
+			if (!op->dst)
+				return -EFAULT;
+		}
+		if (!(j % 1024))
+			cond_resched();
+	}
+	return 0;
+}
+
 static int sim_cs_resolve(struct sim_ctx *ctx, struct sim_cs *cs)
 {
-	unsigned int i, j;
+	unsigned int i;
+	int rc;
 
 	for (i = 0; i < cs->njobs; i++) {
-		for (j = 0; j < cs->jobs[i].nops; j++) {
-			struct sim_cmd *op = &cs->jobs[i].ops[j];
-
-			if (op->kind == SIM_CMD_DMA ||
-			    op->kind == SIM_CMD_LOAD_PRED ||
-			    (op->kind == SIM_CMD_SCALARS && op->len)) {
-				op->src = sim_mem_lookup(ctx, op->src_va,
-							 op->len, &op->src_off);
-				if (!op->src)
-					return -EFAULT;
-				sim_bo_get(op->src);
-			}
-			if (op->kind == SIM_CMD_DMA ||
-			    op->kind == SIM_CMD_MEM_WRITE) {
-				op->dst = sim_mem_lookup(ctx, op->dst_va,
-							 op->len, &op->dst_off);
-				if (!op->dst)
-					return -EFAULT;
-				sim_bo_get(op->dst);
-			}
-			if (!(j % 1024))
-				cond_resched();
-		}
+		rc = sim_frame_resolve(ctx, &cs->jobs[i].own);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -938,6 +1016,69 @@ static int sim_cmd_run(struct sim_cs *cs, const struct sim_job *job,
 }
 
 /*
+ * CB_LIST: reads the index, then the table's entry, which must be a
+ * CP_DMA to the CP itself, and has the job run that CB before it goes
+ * on.  What the index and the table hold is known only now, so the CB is
+ * read and checked now: a bad entry or CB, memory not mapped, or calls
+ * past the bounds are an error of the queue, which fails the CS (EIO).
+ */
+static int sim_cb_list_call(struct sim_cs *cs, struct sim_job *job,
+			    const struct sim_cmd *op)
+{
+	struct sim_frame *f;
+	__le32 index;
+	u8 entry[16];
+	u64 off, at;
+	struct sim_bo *bo;
+	bool fence = false;
+	u32 ctl;
+	int rc;
+
+	if (job->depth == SIM_MAX_CALLS)
+		return -EIO;
+	sim_bo_read(op->src, op->src_off, &index, sizeof(index));
+	if (check_add_overflow(op->dst_va,
+			       (u64)le32_to_cpu(index) * sizeof(entry), &at))
+		return -EIO;
+	bo = sim_mem_get(cs->ctx, at, sizeof(entry), &off);
+	if (!bo)
+		return -EIO;
+	sim_bo_read(bo, off, entry, sizeof(entry));
+	sim_bo_put(bo);
+	ctl = sim_pkt_word(entry, 1);
+	if (ctl != (ctl & (NOP_CTL_ALLOWED | GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK)) ||
+	    (ctl & GAUDI2_PKT_CTL_OPCODE_MASK) !=
+		    GAUDI2_PACKET_CP_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT ||
+	    !(ctl & GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK))
+		return -EIO;
+
+	if (!job->calls) {
+		job->calls = kcalloc(SIM_MAX_CALLS, sizeof(*job->calls),
+				     GFP_KERNEL);
+		if (!job->calls)
+			return -EIO;
+	}
+	f = &job->calls[job->depth++];
+	if (!sim_pkt_word(entry, 0))
+		return 0;	/* an empty CB: the frame ends at once */
+	rc = sim_cb_read(cs->ctx, le64_to_cpup((const __le64 *)(entry + 8)),
+			 sim_pkt_word(entry, 0), f, &fence);
+	if (!rc && cs->called_ops + f->nops > SIM_MAX_CALLED_OPS)
+		rc = -E2BIG;
+	if (!rc)
+		rc = sim_frame_resolve(cs->ctx, f);
+	cs->called_ops += f->nops;
+	/* The frame is freed with the CS, whatever the error. */
+	return rc ? -EIO : 0;
+}
+
+/* The CB @job runs now: the last one it called, or its own. */
+static struct sim_frame *sim_job_frame(struct sim_job *job)
+{
+	return job->depth ? &job->calls[job->depth - 1] : &job->own;
+}
+
+/*
  * Runs the jobs as the queues would, side by side: each until it ends or
  * waits on a fence, then the next, while any of them moves.
  */
@@ -953,10 +1094,22 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 		waiting = false;
 		for (i = 0; i < cs->njobs; i++) {
 			struct sim_job *job = &cs->jobs[i];
+			struct sim_frame *f;
 
-			while (job->next < job->nops) {
-				const struct sim_cmd *op = &job->ops[job->next];
+			for (;;) {
+				const struct sim_cmd *op;
 
+				f = sim_job_frame(job);
+				if (f->next == f->nops) {
+					if (!job->depth)
+						break;
+					/* A called CB ended: back to its caller. */
+					sim_frame_free(f);
+					job->depth--;
+					moved = true;
+					continue;
+				}
+				op = &f->ops[f->next];
 				rc = sim_cs_check(cs);
 				if (rc)
 					return rc;
@@ -973,12 +1126,20 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 						waiting = true;
 						break;
 					}
+				} else if (op->kind == SIM_CMD_CB_LIST) {
+					/* Goes on after it when the call ends. */
+					f->next++;
+					moved = true;
+					rc = sim_cb_list_call(cs, job, op);
+					if (rc)
+						return rc;
+					continue;
 				} else {
 					rc = sim_cmd_run(cs, job, op);
 					if (rc)
 						return rc;
 				}
-				job->next++;
+				f->next++;
 				moved = true;
 			}
 		}
@@ -1059,10 +1220,10 @@ static u64 sim_cs_bytes(const struct sim_cs *cs)
 	u64 bytes = 0;
 
 	for (i = 0; i < cs->njobs; i++)
-		for (j = 0; j < cs->jobs[i].nops; j++)
-			if (cs->jobs[i].ops[j].kind == SIM_CMD_DMA)
-				bytes += (u64)cs->jobs[i].ops[j].len *
-					 cs->jobs[i].ops[j].repeat;
+		for (j = 0; j < cs->jobs[i].own.nops; j++)
+			if (cs->jobs[i].own.ops[j].kind == SIM_CMD_DMA)
+				bytes += (u64)cs->jobs[i].own.ops[j].len *
+					 cs->jobs[i].own.ops[j].repeat;
 	return bytes;
 }
 
@@ -1213,7 +1374,7 @@ static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
 			goto err;
 		cs->qmans |= BIT(sim_queue_qman(chunks[i].queue_index));
 		/* Bounds the kernel memory one CS can pin down. */
-		total_ops += cs->jobs[i].nops;
+		total_ops += cs->jobs[i].own.nops;
 		if (total_ops > SIM_MAX_CS_DMA_OPS) {
 			rc = sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 			goto err;
@@ -1223,9 +1384,7 @@ static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
 	chunks = NULL;
 	cs->nops = total_ops;
 
-	mutex_lock(&ctx->lock);
 	rc = sim_cs_resolve(ctx, cs);
-	mutex_unlock(&ctx->lock);
 	if (rc) {
 		sim_cs_drop(ctx, SIM_DROP_VALIDATION, rc);
 		goto err;

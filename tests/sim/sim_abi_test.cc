@@ -85,4 +85,6 @@ TEST(SimAbi, Layouts)
 	EXPECT_EQ(offsetof(gaudi2_packet_lin_dma, dst_addr), 16u);
 	EXPECT_EQ(sizeof(gaudi2_packet_load_and_exe), 16u);
 	EXPECT_EQ(offsetof(gaudi2_packet_load_and_exe, src_addr), 8u);
+	EXPECT_EQ(sizeof(gaudi2_packet_cb_list), 24u);
+	EXPECT_EQ(offsetof(gaudi2_packet_cb_list, table_addr), 16u);
 }

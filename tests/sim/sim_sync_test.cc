@@ -39,6 +39,18 @@ void put_stop(std::vector<uint32_t> &w)
 	w.push_back(ctl(GAUDI2_PACKET_STOP));
 }
 
+// CB_LIST: run entry *index of the table (16-byte entries).
+void put_cb_list(std::vector<uint32_t> &w, uint64_t index, uint64_t table,
+		 uint32_t extra_ctl = 0)
+{
+	w.push_back(0);
+	w.push_back(ctl(GAUDI2_PACKET_CB_LIST) | extra_ctl);
+	w.push_back(static_cast<uint32_t>(index));
+	w.push_back(static_cast<uint32_t>(index >> 32));
+	w.push_back(static_cast<uint32_t>(table));
+	w.push_back(static_cast<uint32_t>(table >> 32));
+}
+
 // LOAD_AND_EXE of cfg from src, run if predicate pred is set.
 void put_load_and_exe(std::vector<uint32_t> &w, uint64_t src, uint32_t cfg,
 		      uint32_t pred = 0)
@@ -640,6 +652,100 @@ TEST_F(SimSync, LoadAndExeRunsThePacketInTheScalars)
 		EXPECT_EQ(d.run(w), -EIO) << "scalars at word " << at;
 		EXPECT_EQ(host.p[27], 0u) << "the CB went on after a failed packet";
 	}
+}
+
+// CB_LIST reads its index when it runs and runs that entry of its table,
+// a CP_DMA to the CP itself: a CB run before the caller goes on, which
+// may rewrite the index and call the next (hl-thunk's test_cs_cb_list),
+// and may wait on a FENCE another queue of the CS raises.  A bad index,
+// entry or CB, or calls nested too deep, fail the CS when they run.
+TEST_F(SimSync, CbListCallsTheEntryItsIndexNames)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	HostWords host(d), cbs(d), table(d);
+	ASSERT_TRUE(host.ok() && cbs.ok() && table.ok());
+	const uint64_t index = host.at(0);
+	constexpr unsigned kCbs = 5, kCbWords = 64;
+	auto set_cb = [&](unsigned i, const std::vector<uint32_t> &w, uint32_t entry_ctl =
+				  ctl(GAUDI2_PACKET_CP_DMA) | GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK) {
+		ASSERT_LE(w.size(), kCbWords);
+		for (unsigned k = 0; k < w.size(); k++)
+			cbs.p[i * kCbWords + k] = w[k];
+		table.p[4 * i] = static_cast<uint32_t>(w.size() * 4);
+		table.p[4 * i + 1] = entry_ctl;
+		table.p[4 * i + 2] = static_cast<uint32_t>(cbs.at(i * kCbWords));
+		table.p[4 * i + 3] = static_cast<uint32_t>(cbs.at(i * kCbWords) >> 32);
+	};
+	// CB i marks that it ran, points the index at i + 1 and calls it.
+	for (unsigned i = 0; i < kCbs; i++) {
+		std::vector<uint32_t> w;
+		put_msg_long(w, host.at(10 + i), i + 1);
+		if (i + 1 < kCbs) {
+			put_msg_long(w, index, i + 1);
+			put_cb_list(w, index, table.va);
+		}
+		set_cb(i, w);
+	}
+	std::vector<uint32_t> top;
+	put_msg_long(top, index, 0);
+	put_cb_list(top, index, table.va);
+	put_msg_long(top, host.at(30), 0x77);
+	ASSERT_EQ(d.run(top), 0);
+	for (unsigned i = 0; i < kCbs; i++)
+		EXPECT_EQ(host.p[10 + i], i + 1) << "CB " << i;
+	EXPECT_EQ(host.p[30], 0x77u) << "the caller did not go on";
+
+	// A called CB waits on a FENCE that another queue of the CS raises.
+	std::vector<uint32_t> waits;
+	put_fence(waits, 0, 1, 1);
+	put_msg_long(waits, host.at(31), 2);
+	set_cb(6, waits);
+	std::vector<uint32_t> caller, signaller;
+	put_msg_long(caller, index, 6);
+	put_cb_list(caller, index, table.va);
+	put_sob(signaller, kSob, 0, false);
+	put_monitor(signaller, kMon, GAUDI2_CFG_BASE + GAUDI2_PDMA0_QM_CP_FENCE0_RDATA_0,
+		    1, kSob, 1);
+	put_msg_long(signaller, host.at(31), 1);
+	put_sob(signaller, kSob, 1, true);
+	uint32_t st = ~0u;
+	ASSERT_EQ(run_cs(d, {{caller, GAUDI2_QUEUE_ID_PDMA_0_0},
+			     {signaller, GAUDI2_QUEUE_ID_PDMA_1_0}}, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+	EXPECT_EQ(host.p[31], 2u) << "the called CB's FENCE did not wait";
+
+	// Known only when they run: each fails the CS, the rest not run.
+	std::vector<uint32_t> self;
+	put_cb_list(self, index, table.va);
+	set_cb(7, self);		// calls itself, deeper and deeper
+	set_cb(8, {}, ctl(GAUDI2_PACKET_CP_DMA));		// to the lower CP
+	set_cb(9, {}, ctl(GAUDI2_PACKET_NOP));		// not a CP_DMA
+	std::vector<uint32_t> bad;
+	bad.push_back(0);
+	bad.push_back(0x1f << GAUDI2_PKT_CTL_OPCODE_SHIFT);	// no such packet
+	set_cb(10, bad);
+	for (uint32_t i : {7u, 8u, 9u, 10u, 0x10000000u}) {
+		std::vector<uint32_t> w;
+		put_msg_long(w, index, i);
+		put_cb_list(w, index, table.va);
+		put_msg_long(w, host.at(32), i);
+		EXPECT_EQ(d.run(w), -EIO) << "index " << i;
+		EXPECT_EQ(host.p[32], 0u) << "index " << i << ": the caller went on";
+	}
+
+	// Refused at submission.
+	std::vector<uint32_t> w;
+	put_cb_list(w, index, table.va, GAUDI2_PKT_CB_LIST_CTL_SIZE_DESC_MASK);
+	EXPECT_EQ(d.run(w), -EINVAL) << "32-byte entries";
+	w.clear();
+	put_cb_list(w, kUnmapped, table.va);
+	EXPECT_EQ(d.run(w), -EFAULT) << "index not mapped";
+	w.clear();
+	put_cb_list(w, index, table.va);
+	w.pop_back();
+	w.pop_back();
+	EXPECT_EQ(d.run(w), -EINVAL) << "truncated";
 }
 
 TEST_F(SimSync, InfoNamesTheFirstUserSyncObjects)
