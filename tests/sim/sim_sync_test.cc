@@ -51,14 +51,29 @@ void put_cb_list(std::vector<uint32_t> &w, uint64_t index, uint64_t table,
 	w.push_back(static_cast<uint32_t>(table >> 32));
 }
 
+// A 16-byte packet: its first word, its control word and an address.
+void put_addr_packet(std::vector<uint32_t> &w, uint32_t word, uint32_t ctl_word,
+		     uint64_t addr)
+{
+	w.push_back(word);
+	w.push_back(ctl_word);
+	w.push_back(static_cast<uint32_t>(addr));
+	w.push_back(static_cast<uint32_t>(addr >> 32));
+}
+
 // LOAD_AND_EXE of cfg from src, run if predicate pred is set.
 void put_load_and_exe(std::vector<uint32_t> &w, uint64_t src, uint32_t cfg,
 		      uint32_t pred = 0)
 {
-	w.push_back(cfg);
-	w.push_back(ctl(GAUDI2_PACKET_LOAD_AND_EXE) | pred);
-	w.push_back(static_cast<uint32_t>(src));
-	w.push_back(static_cast<uint32_t>(src >> 32));
+	put_addr_packet(w, cfg, ctl(GAUDI2_PACKET_LOAD_AND_EXE) | pred, src);
+}
+
+// CP_DMA of the size bytes of CB cb (to the lower CP unless extra_ctl
+// asks for the upper).
+void put_cp_dma(std::vector<uint32_t> &w, uint64_t cb, uint32_t size,
+		uint32_t extra_ctl = 0)
+{
+	put_addr_packet(w, size, ctl(GAUDI2_PACKET_CP_DMA) | extra_ctl, cb);
 }
 
 // Host memory mapped into the device: 32-bit words the device writes.
@@ -297,15 +312,6 @@ TEST_F(SimSync, RestoreChunksRunFirstWhenForced)
 	d.cb_free(rcb);
 	d.cb_free(ecb);
 	d.cb_free(scb);
-}
-
-void put_cp_dma(std::vector<uint32_t> &w, uint64_t cb, uint32_t size,
-		uint32_t extra_ctl = 0)
-{
-	w.push_back(size);
-	w.push_back(ctl(GAUDI2_PACKET_CP_DMA) | extra_ctl);
-	w.push_back(static_cast<uint32_t>(cb));
-	w.push_back(static_cast<uint32_t>(cb >> 32));
 }
 
 // CP_DMA hands a lower CB to the queue manager's lower CP, as hl-thunk's
@@ -672,10 +678,11 @@ TEST_F(SimSync, CbListCallsTheEntryItsIndexNames)
 		ASSERT_LE(w.size(), kCbWords);
 		for (unsigned k = 0; k < w.size(); k++)
 			cbs.p[i * kCbWords + k] = w[k];
-		table.p[4 * i] = static_cast<uint32_t>(w.size() * 4);
-		table.p[4 * i + 1] = entry_ctl;
-		table.p[4 * i + 2] = static_cast<uint32_t>(cbs.at(i * kCbWords));
-		table.p[4 * i + 3] = static_cast<uint32_t>(cbs.at(i * kCbWords) >> 32);
+		std::vector<uint32_t> entry;
+		put_addr_packet(entry, static_cast<uint32_t>(w.size() * 4), entry_ctl,
+				cbs.at(i * kCbWords));
+		for (unsigned k = 0; k < 4; k++)
+			table.p[4 * i + k] = entry[k];
 	};
 	// CB i marks that it ran, points the index at i + 1 and calls it.
 	for (unsigned i = 0; i < kCbs; i++) {
