@@ -561,6 +561,9 @@ static int sim_parse_cb(struct sim_parser *p, struct sim_bo *bo, u64 off,
 				rc = lower ? -EINVAL : sim_parse_lower(p, &cmd);
 				if (rc)
 					return rc;
+			} else if (cmd.kind == SIM_CMD_CB_LIST && lower) {
+				/* Calls are the upper CP's only. */
+				return -EINVAL;
 			} else if (cmd.kind != U8_MAX) {
 				cmd.lower = lower;
 				rc = sim_parse_add(p, &cmd);

@@ -383,13 +383,15 @@ TEST_F(SimSync, CpDmaRefusals)
 	ASSERT_GE(d.fd(), 0);
 	HostWords host(d);
 	ASSERT_TRUE(host.ok());
-	std::vector<uint32_t> lower, nested, bad;
+	std::vector<uint32_t> lower, nested, bad, calls;
 	put_msg_long(lower, host.at(0), 1);
+	put_cb_list(calls, host.at(2), host.at(4));
 	put_msg_long(bad, host.at(0), 1);
 	bad.push_back(0);
 	bad.push_back(ctl(GAUDI2_PACKET_WREG_BULK));
-	uint64_t lcb, bcb, ncb;
+	uint64_t lcb, bcb, ncb, ccb;
 	ASSERT_EQ(d.cb_with(lower, &lcb), 0);
+	ASSERT_EQ(d.cb_with(calls, &ccb), 0);
 	ASSERT_EQ(d.cb_with(bad, &bcb), 0);
 	put_cp_dma(nested, lcb, 16);
 	ASSERT_EQ(d.cb_with(nested, &ncb), 0);
@@ -410,6 +412,7 @@ TEST_F(SimSync, CpDmaRefusals)
 	add("to the upper CP", -EINVAL, lcb, 16, GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK);
 	add("predicated", -EINVAL, lcb, 16, 1);
 	add("CP_DMA in a lower CB", -EINVAL, ncb, 16);
+	add("CB_LIST in a lower CB", -EINVAL, ccb, 24);
 	add("lower CB not mapped", -EFAULT, 0x208000000000ull, 16);
 	add("lower CB past its mapping", -EFAULT, lcb + kPage - 8, 16);
 	add("bad packet in the lower CB", -EINVAL, bcb, 24);
@@ -437,6 +440,7 @@ TEST_F(SimSync, CpDmaRefusals)
 	d.cb_free(lcb);
 	d.cb_free(bcb);
 	d.cb_free(ncb);
+	d.cb_free(ccb);
 }
 
 // What a queue may not do is refused at submission with the driver's
