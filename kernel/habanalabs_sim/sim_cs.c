@@ -924,7 +924,6 @@ static int sim_dma_run(struct sim_cs *cs, const struct sim_cmd *op)
 	return 0;
 }
 
-/* One command that does not wait. */
 /* The predicates a LOAD_AND_EXE names, as a map: bit i is predicate i. */
 static u32 sim_pred_map(const struct sim_cmd *op)
 {
@@ -996,6 +995,7 @@ static int sim_scalars_run(struct sim_cs *cs, const struct sim_job *job,
 	return sim_scalars_exe(cs, job, op, r);
 }
 
+/* One command that does not wait. */
 static int sim_cmd_run(struct sim_cs *cs, const struct sim_job *job,
 		       const struct sim_cmd *op)
 {
@@ -1049,7 +1049,7 @@ static int sim_cb_list_call(struct sim_cs *cs, struct sim_job *job,
 	sim_bo_read(bo, off, entry, sizeof(entry));
 	sim_bo_put(bo);
 	ctl = sim_pkt_word(entry, 1);
-	if (ctl != (ctl & (NOP_CTL_ALLOWED | GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK)) ||
+	if ((ctl & ~(NOP_CTL_ALLOWED | GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK)) ||
 	    (ctl & GAUDI2_PKT_CTL_OPCODE_MASK) !=
 		    GAUDI2_PACKET_CP_DMA << GAUDI2_PKT_CTL_OPCODE_SHIFT ||
 	    !(ctl & GAUDI2_PKT_CP_DMA_CTL_UPPER_CP_MASK))
