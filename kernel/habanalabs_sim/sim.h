@@ -110,20 +110,36 @@ static inline long sim_mmap_id(u64 pgoff, u64 type)
 #define SIM_CLK_MHZ		1000
 
 /*
- * The sync objects, monitors and completion queues below these are the
- * driver's (gaudi2_set_fixed_properties(): GAUDI2_RESERVED_SOB_NUMBER,
- * _MON_NUMBER and _CQ_NUMBER: CS completion, KDMA and the 10 decoders),
- * as HL_INFO_SYNC_MANAGER reports for dcore 0.
+ * The sync objects, monitors and completion queues below the first user
+ * ones are the driver's (gaudi2_set_fixed_properties()): first
+ * GAUDI2_RESERVED_SOB_NUMBER, _MON_NUMBER and _CQ_NUMBER (CS completion,
+ * KDMA and the 10 decoders), then two SOBs and one monitor for each
+ * queue that supports sync streams (every queue below the CPU queue but
+ * the NIC's), as HL_INFO_SYNC_MANAGER reports for dcore 0.
  */
-#define SIM_SM_FIRST_USER_SOB	85
-#define SIM_SM_FIRST_USER_MON	125
+#define SIM_SM_RESERVED_SOBS	85
+#define SIM_SM_RESERVED_MONS	125
+#define SIM_SYNC_STREAM_QUEUES	(GAUDI2_QUEUE_ID_CPU_PQ -		\
+				 (GAUDI2_QUEUE_ID_NIC_23_3 -		\
+				  GAUDI2_QUEUE_ID_NIC_0_0 + 1))
+#define SIM_SM_FIRST_USER_SOB	(SIM_SM_RESERVED_SOBS + 2 * SIM_SYNC_STREAM_QUEUES)
+#define SIM_SM_FIRST_USER_MON	(SIM_SM_RESERVED_MONS + SIM_SYNC_STREAM_QUEUES)
 #define SIM_SM_FIRST_USER_CQ	2
+
+/*
+ * Entries of each queue's ring (HL_QUEUE_LENGTH): a job takes one from
+ * submission to completion, and a CS that does not fit is refused with
+ * EAGAIN, a queue-full drop (hw_queue_sanity_checks()).
+ */
+#define SIM_QUEUE_LENGTH	4096
 
 /*
  * The queue managers of the engines the device has: PDMA0, PDMA1 and the
  * eight EDMAs (sim_queue.c).
  */
 #define SIM_QMANS		10
+/* Their streams, each a queue: sim_queue_slot() numbers them. */
+#define SIM_QUEUE_SLOTS		(SIM_QMANS * 4)
 /* HL_INFO_HW_IP_INFO: every EDMA enabled (GAUDI2_EDMA_FULL_MASK). */
 #define SIM_EDMA_ENABLED_MASK	0xff
 
@@ -335,6 +351,17 @@ struct sim_fence {
 	s64 timestamp_ns;
 	int error;
 	bool has_timestamp;
+	bool signal;			/* of a signal CS */
+};
+
+/*
+ * A queue's sync stream (sim_stream.c): its two reserved SOBs, the one
+ * signal CSs increment now, and how many they did since it was taken.
+ */
+struct sim_stream {
+	u16 signalled;
+	u8 cur;				/* 0 or 1 */
+	bool fresh;			/* cur was switched to: reset it first */
 };
 
 /*
@@ -410,6 +437,9 @@ struct sim_ctx {
 	struct sim_fence fences[SIM_MAX_PENDING_CS];	/* by seq % size */
 	struct sim_fence outcomes[SIM_CS_OUTCOMES];
 	u64 outcome_age;
+	/* Ring entries each queue's pending jobs take (SIM_QUEUE_LENGTH). */
+	u16 queue_used[SIM_QUEUE_SLOTS];
+	struct sim_stream streams[SIM_SYNC_STREAM_QUEUES];
 	atomic_t aborting;		/* set at release */
 	wait_queue_head_t abort_wq;
 	wait_queue_head_t room_wq;	/* submitters to a full context */
@@ -481,6 +511,18 @@ int sim_queue_validate(const struct hl_cs_chunk *ch);
 int sim_queue_qman(u32 queue);
 bool sim_queue_enabled(u32 queue);
 bool sim_queue_cb_address_valid(u64 addr, u32 size);
+int sim_queue_slot(u32 queue);
+
+/* sim_stream.c */
+struct sim_signal {
+	u32 sob;			/* the SOB a signal CS increments */
+	u32 val;			/* the value it reaches */
+	u32 write;			/* what the signal writes to it */
+	u16 count;			/* the driver's sob_count_before_submission */
+};
+
+int sim_stream_index(u32 queue);
+void sim_stream_signal(struct sim_ctx *ctx, int idx, struct sim_signal *sig);
 
 /* sim_sm.c */
 extern atomic_t sim_sm_lost_writes;	/* monitor writes that hit nothing */
@@ -494,6 +536,8 @@ bool sim_sm_fence_pass(struct sim_device *sdev, u32 queue, bool lower, u8 id,
 bool sim_sm_pred(struct sim_device *sdev, u32 queue, bool lower, u8 pred);
 void sim_sm_pred_load(struct sim_device *sdev, u32 queue, bool lower, u32 map);
 __le32 *sim_sm_scalars(struct sim_device *sdev, u32 queue, bool lower);
+void sim_sm_sob_signal(struct sim_ctx *ctx, u32 sob, u32 value);
+bool sim_sm_sob_reached(struct sim_device *sdev, u32 sob, u32 val);
 
 /* sim_irq.c */
 extern atomic_t sim_irq_lost;		/* doorbell writes of no user irq */

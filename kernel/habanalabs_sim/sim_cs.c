@@ -64,6 +64,8 @@ enum sim_cmd_kind {
 	SIM_CMD_SCALARS,		/* LOAD_AND_EXE: scalars, packet in them */
 	SIM_CMD_CB_LIST,		/* CB_LIST: index at src, table at dst_va */
 	SIM_CMD_CP_DMA,			/* parsing only: a lower CB to read */
+	SIM_CMD_SOB_SIGNAL,		/* signal CS: write to reserved SOB reg */
+	SIM_CMD_SOB_WAIT,		/* wait CS: until SOB reg reaches value */
 };
 
 /*
@@ -112,6 +114,13 @@ struct sim_job {
 	u32 queue;
 };
 
+/* What a CS is: a user's CBs, or a sync stream's signal or wait. */
+enum sim_cs_type {
+	SIM_CS_EXECUTE,
+	SIM_CS_SIGNAL,
+	SIM_CS_WAIT,
+};
+
 struct sim_cs {
 	struct kref ref;
 	struct list_head node;		/* ctx->cs_pending */
@@ -128,6 +137,10 @@ struct sim_cs {
 	unsigned long qmans;		/* bit per sim_qmans[] its jobs use */
 	bool has_fence;			/* may wait: never run inline */
 	unsigned int called_ops;	/* commands of the CBs CB_LIST called */
+	enum sim_cs_type type;
+	struct sim_signal sig;		/* signal: its SOB; wait: the signal's */
+	u64 signal_seq;			/* wait: the signal CS */
+	u16 queue_jobs[SIM_QUEUE_SLOTS];	/* ring entries it takes */
 	unsigned int njobs;
 	struct sim_job jobs[];
 };
@@ -821,6 +834,7 @@ static void sim_cs_record(struct sim_ctx *ctx, const struct sim_cs *cs)
 		.timestamp_ns = cs->timestamp_ns,
 		.error = cs->error,
 		.has_timestamp = cs->want_timestamp,
+		.signal = cs->type == SIM_CS_SIGNAL,
 	};
 	struct sim_fence *slot = NULL;
 	unsigned int i;
@@ -1014,6 +1028,9 @@ static int sim_cmd_run(struct sim_cs *cs, const struct sim_job *job,
 	case SIM_CMD_REG_WRITE:
 		sim_sm_reg_write(cs->ctx, op->reg, op->value);
 		return 0;
+	case SIM_CMD_SOB_SIGNAL:
+		sim_sm_sob_signal(cs->ctx, op->reg, op->value);
+		return 0;
 	}
 	return 0;
 }
@@ -1129,6 +1146,12 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 						waiting = true;
 						break;
 					}
+				} else if (op->kind == SIM_CMD_SOB_WAIT) {
+					if (!sim_sm_sob_reached(sdev, op->reg,
+								op->value)) {
+						waiting = true;
+						break;
+					}
 				} else if (op->kind == SIM_CMD_CB_LIST) {
 					/* Goes on after it when the call ends. */
 					f->next++;
@@ -1165,6 +1188,7 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 static void sim_cs_execute(struct sim_cs *cs)
 {
 	struct sim_ctx *ctx = cs->ctx;
+	unsigned int i;
 	int rc;
 
 	rc = sim_cs_run_jobs(cs);
@@ -1180,6 +1204,8 @@ static void sim_cs_execute(struct sim_cs *cs)
 	list_del(&cs->node);
 	ctx->cs_pending_count--;
 	ctx->cs_pending_ops -= cs->nops;
+	for (i = 0; i < SIM_QUEUE_SLOTS; i++)
+		ctx->queue_used[i] -= cs->queue_jobs[i];
 	spin_unlock(&ctx->cs_lock);
 	/* Room for one waiting submitter (sim_cs_wait_room()). */
 	wake_up(&ctx->room_wq);
@@ -1272,40 +1298,48 @@ static int sim_cs_other_type(struct sim_ctx *ctx, u32 type)
 	case HL_CS_FLAGS_ENGINES_COMMAND:
 		/* No engine cores to run or halt. */
 		return -EPERM;
+	case HL_CS_FLAGS_COLLECTIVE_WAIT:
+		/* No Gaudi2 queue is a collective master. */
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	default:
-		/*
-		 * Signal, wait and collective-wait CSs, and reserving or
-		 * releasing signals: no queue here supports sync streams.
-		 */
+		/* Reserving and releasing signals: not emulated. */
 		return -EINVAL;
 	}
 }
 
-/* Whether @ctx is too full for a CS of @ops commands, and why; under cs_lock. */
-static bool sim_cs_full(struct sim_ctx *ctx, unsigned long ops,
+/*
+ * Whether @ctx is too full for @cs, and why, in the driver's order: CSs
+ * in flight (allocate_cs()), then each queue's ring; under cs_lock.
+ */
+static bool sim_cs_full(struct sim_ctx *ctx, const struct sim_cs *cs,
 			enum sim_cs_drop *why)
 {
+	unsigned int i;
+
 	*why = SIM_DROP_MAX_CS_IN_FLIGHT;
 	if (ctx->cs_pending_count >= SIM_MAX_PENDING_CS)
 		return true;
-	/* Pending work is bounded too, not only the number of CSs. */
 	*why = SIM_DROP_QUEUE_FULL;
-	return ctx->cs_pending_ops + ops > SIM_MAX_PENDING_DMA_OPS;
+	for (i = 0; i < SIM_QUEUE_SLOTS; i++)
+		if (ctx->queue_used[i] + cs->queue_jobs[i] > SIM_QUEUE_LENGTH)
+			return true;
+	/* The commands pending work holds are bounded too. */
+	return ctx->cs_pending_ops + cs->nops > SIM_MAX_PENDING_DMA_OPS;
 }
 
-static bool sim_cs_has_room(struct sim_ctx *ctx, unsigned long ops)
+static bool sim_cs_has_room(struct sim_ctx *ctx, const struct sim_cs *cs)
 {
 	enum sim_cs_drop why;
 	bool full;
 
 	spin_lock(&ctx->cs_lock);
-	full = sim_cs_full(ctx, ops, &why);
+	full = sim_cs_full(ctx, cs, &why);
 	spin_unlock(&ctx->cs_lock);
 	return !full;
 }
 
 /*
- * Waits a little for room for a CS of @ops commands.  The driver refuses
+ * Waits a little for room for @cs.  The driver refuses
  * a full context at once (EAGAIN); its device runs the pending CSs
  * meanwhile.  Here the CPU is the device, and submitters that retry
  * EAGAIN in a loop (as hl-thunk does) would take the CPU from the engine
@@ -1313,43 +1347,23 @@ static bool sim_cs_has_room(struct sim_ctx *ctx, unsigned long ops)
  * for at most SIM_CS_ADMIT_WAIT_MS, and each completed CS wakes one such
  * submitter, not all of them.
  */
-static void sim_cs_wait_room(struct sim_ctx *ctx, unsigned long ops)
+static void sim_cs_wait_room(struct sim_ctx *ctx, const struct sim_cs *cs)
 {
 	wait_event_idle_exclusive_timeout(ctx->room_wq,
-					  sim_cs_has_room(ctx, ops),
+					  sim_cs_has_room(ctx, cs),
 					  msecs_to_jiffies(SIM_CS_ADMIT_WAIT_MS));
 }
 
-/*
- * Submits the @n chunks at user address @uchunks as one CS: its sequence
- * number in *@seqp and, if @out, a reference on it.
- */
-static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
-			 u32 flags, u32 timeout, u64 *seqp, struct sim_cs **out)
+/* A CS of @n jobs, none built yet, with its deadline. */
+static struct sim_cs *sim_cs_new(struct sim_ctx *ctx, unsigned int n,
+				 u32 flags, u32 timeout)
 {
-	struct hl_cs_chunk *chunks;
-	unsigned long total_ops = 0;
-	enum sim_cs_drop why;
 	struct sim_cs *cs;
-	unsigned int i;
 	u32 timeout_s;
-	u64 seq;
-	int rc;
-
-	chunks = kvmalloc_array(n, sizeof(*chunks), GFP_KERNEL_ACCOUNT);
-	if (!chunks)
-		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
-	if (copy_from_user(chunks, u64_to_user_ptr(uchunks),
-			   array_size(n, sizeof(*chunks)))) {
-		kvfree(chunks);
-		return -EFAULT;
-	}
 
 	cs = kzalloc(struct_size(cs, jobs, n), GFP_KERNEL_ACCOUNT);
-	if (!cs) {
-		kvfree(chunks);
-		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
-	}
+	if (!cs)
+		return NULL;
 	kref_init(&cs->ref);
 	INIT_LIST_HEAD(&cs->node);
 	INIT_WORK(&cs->work, sim_cs_work);
@@ -1368,6 +1382,107 @@ static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
 	cs->deadline = sim_cs_timeout_s ?
 		ktime_add_ms(ktime_get(), timeout_s * 1000ull) : KTIME_MAX;
 	sim_stat_inc(SIM_STAT_CS);
+	return cs;
+}
+
+/* Counts job @i of @cs on its queue's ring and engine. */
+static void sim_cs_add_job(struct sim_cs *cs, unsigned int i)
+{
+	u32 queue = cs->jobs[i].queue;
+
+	cs->qmans |= BIT(sim_queue_qman(queue));
+	cs->queue_jobs[sim_queue_slot(queue)]++;
+}
+
+static int sim_cs_signal_state(struct sim_ctx *ctx, u64 seq,
+			       struct sim_signal *sig);
+
+/*
+ * Admits a built CS when the context has room for it, and starts it: its
+ * sequence number in *@seqp and, if @out, a reference on it.  A signal
+ * CS takes its SOB now, in submission order, and tells it in *@sig.  A
+ * wait CS whose signal CS completed meanwhile is not run: 0 with *@seqp
+ * ULLONG_MAX, as the driver answers.  Drops @cs on failure.
+ */
+static int sim_cs_admit(struct sim_ctx *ctx, struct sim_cs *cs, u64 *seqp,
+			struct sim_cs **out, struct sim_signal *sig)
+{
+	struct sim_cmd *op;
+	enum sim_cs_drop why;
+	u64 seq;
+	int rc;
+
+	sim_cs_wait_room(ctx, cs);
+	spin_lock(&ctx->cs_lock);
+	if (sim_cs_full(ctx, cs, &why)) {
+		spin_unlock(&ctx->cs_lock);
+		sim_cs_put(cs);
+		return sim_cs_drop(ctx, why, -EAGAIN);
+	}
+	/* A sync stream's CS is one command, the driver's. */
+	op = cs->type == SIM_CS_EXECUTE ? NULL : &cs->jobs[0].own.ops[0];
+	if (cs->type == SIM_CS_SIGNAL) {
+		sim_stream_signal(ctx, sim_stream_index(cs->jobs[0].queue),
+				  &cs->sig);
+		op->reg = cs->sig.sob;
+		op->value = cs->sig.write;
+		*sig = cs->sig;
+	} else if (cs->type == SIM_CS_WAIT) {
+		if (sim_cs_signal_state(ctx, cs->signal_seq, &cs->sig) <= 0) {
+			spin_unlock(&ctx->cs_lock);
+			sim_cs_put(cs);
+			*seqp = ULLONG_MAX;
+			return 0;
+		}
+		op->reg = cs->sig.sob;
+		op->value = cs->sig.val;
+	}
+	ctx->cs_pending_count++;
+	ctx->cs_pending_ops += cs->nops;
+	for (rc = 0; rc < SIM_QUEUE_SLOTS; rc++)
+		ctx->queue_used[rc] += cs->queue_jobs[rc];
+	seq = ++ctx->last_seq;
+	cs->seq = seq;
+	list_add_tail(&cs->node, &ctx->cs_pending);
+	spin_unlock(&ctx->cs_lock);
+	sim_busy_begin(cs);
+	/* From here the engine owns cs; it may be gone once started. */
+	if (out)
+		kref_get(&cs->ref);
+	sim_cs_start(cs);
+	if (out)
+		*out = cs;
+	*seqp = seq;
+	return 0;
+}
+
+/*
+ * Submits the @n chunks at user address @uchunks as one CS: its sequence
+ * number in *@seqp and, if @out, a reference on it.
+ */
+static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
+			 u32 flags, u32 timeout, u64 *seqp, struct sim_cs **out)
+{
+	struct hl_cs_chunk *chunks;
+	unsigned long total_ops = 0;
+	struct sim_cs *cs;
+	unsigned int i;
+	int rc;
+
+	chunks = kvmalloc_array(n, sizeof(*chunks), GFP_KERNEL_ACCOUNT);
+	if (!chunks)
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
+	if (copy_from_user(chunks, u64_to_user_ptr(uchunks),
+			   array_size(n, sizeof(*chunks)))) {
+		kvfree(chunks);
+		return -EFAULT;
+	}
+
+	cs = sim_cs_new(ctx, n, flags, timeout);
+	if (!cs) {
+		kvfree(chunks);
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
+	}
 
 	for (i = 0; i < n; i++) {
 		rc = sim_job_build(ctx, &chunks[i], &cs->jobs[i],
@@ -1375,7 +1490,7 @@ static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
 		cs->njobs = i + 1;	/* release frees what was built */
 		if (rc)
 			goto err;
-		cs->qmans |= BIT(sim_queue_qman(chunks[i].queue_index));
+		sim_cs_add_job(cs, i);
 		/* Bounds the kernel memory one CS can pin down. */
 		total_ops += cs->jobs[i].own.nops;
 		if (total_ops > SIM_MAX_CS_DMA_OPS) {
@@ -1392,34 +1507,108 @@ static int sim_cs_submit(struct sim_ctx *ctx, u64 uchunks, unsigned int n,
 		sim_cs_drop(ctx, SIM_DROP_VALIDATION, rc);
 		goto err;
 	}
-
-	sim_cs_wait_room(ctx, total_ops);
-	spin_lock(&ctx->cs_lock);
-	if (sim_cs_full(ctx, total_ops, &why)) {
-		spin_unlock(&ctx->cs_lock);
-		rc = sim_cs_drop(ctx, why, -EAGAIN);
-		goto err;
-	}
-	ctx->cs_pending_count++;
-	ctx->cs_pending_ops += total_ops;
-	seq = ++ctx->last_seq;
-	cs->seq = seq;
-	list_add_tail(&cs->node, &ctx->cs_pending);
-	spin_unlock(&ctx->cs_lock);
-	sim_busy_begin(cs);
-	/* From here the engine owns cs; it may be gone once started. */
-	if (out)
-		kref_get(&cs->ref);
-	sim_cs_start(cs);
-	if (out)
-		*out = cs;
-	*seqp = seq;
-	return 0;
+	return sim_cs_admit(ctx, cs, seqp, out, NULL);
 
 err:
 	kvfree(chunks);
 	sim_cs_put(cs);
 	return rc;
+}
+
+/* ---- sync streams (sim_stream.c) ------------------------------------ */
+
+/*
+ * Where signal CS @seq stands, for a wait CS (hl_ctx_get_fence()): 1 and
+ * its SOB and value while it is pending; 0 when it completed or is too
+ * old to know, which the driver treats as completed; -EINVAL for a CS
+ * not yet submitted or not a signal CS.  Under cs_lock.
+ */
+static int sim_cs_signal_state(struct sim_ctx *ctx, u64 seq,
+			       struct sim_signal *sig)
+{
+	const struct sim_fence *f = &ctx->fences[seq % SIM_MAX_PENDING_CS];
+	struct sim_cs *it;
+
+	if (seq > ctx->last_seq)
+		return -EINVAL;
+	list_for_each_entry(it, &ctx->cs_pending, node) {
+		if (it->seq != seq)
+			continue;
+		if (it->type != SIM_CS_SIGNAL)
+			return -EINVAL;
+		*sig = it->sig;
+		return 1;
+	}
+	if (seq + SIM_MAX_PENDING_CS > ctx->last_seq && f->seq == seq &&
+	    !f->signal)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A signal or wait CS (cs_ioctl_signal_wait()): one chunk, naming a
+ * queue that supports sync streams and, for a wait, the one signal CS it
+ * waits for.  The CS is a single command the driver makes.  A queue of
+ * an engine the emulated device lacks would never run it: refused.
+ */
+static int sim_cs_sync_stream(struct sim_ctx *ctx, const struct hl_cs_in *in,
+			      enum sim_cs_type type, u64 *seqp,
+			      struct sim_signal *sig)
+{
+	struct hl_cs_chunk ch;
+	struct sim_job *job;
+	struct sim_cs *cs;
+	u64 signal_seq = 0;
+	int rc;
+
+	if (copy_from_user(&ch, u64_to_user_ptr(in->chunks_execute),
+			   sizeof(ch)))
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EFAULT);
+	if (sim_stream_index(ch.queue_index) < 0 ||
+	    !sim_queue_enabled(ch.queue_index))
+		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+	if (type == SIM_CS_WAIT) {
+		if (ch.num_signal_seq_arr != 1)
+			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
+		if (copy_from_user(&signal_seq,
+				   u64_to_user_ptr(ch.signal_seq_arr),
+				   sizeof(signal_seq)))
+			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EFAULT);
+		spin_lock(&ctx->cs_lock);
+		rc = sim_cs_signal_state(ctx, signal_seq, sig);
+		spin_unlock(&ctx->cs_lock);
+		if (rc < 0)
+			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, rc);
+		if (!rc) {
+			*seqp = ULLONG_MAX;	/* nothing left to wait for */
+			return 0;
+		}
+	}
+
+	cs = sim_cs_new(ctx, 1, in->cs_flags, in->timeout);
+	if (!cs)
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
+	cs->type = type;
+	cs->signal_seq = signal_seq;
+	cs->njobs = 1;
+	cs->nops = 1;
+	job = &cs->jobs[0];
+	job->queue = ch.queue_index;
+	job->own.ops = kvcalloc(1, sizeof(*job->own.ops), GFP_KERNEL_ACCOUNT);
+	if (!job->own.ops) {
+		sim_cs_put(cs);
+		return sim_cs_drop(ctx, SIM_DROP_OUT_OF_MEM, -ENOMEM);
+	}
+	job->own.nops = 1;
+	if (type == SIM_CS_SIGNAL) {
+		job->own.ops[0].kind = SIM_CMD_SOB_SIGNAL;
+	} else {
+		/* SOB and value are the signal's, known at admission. */
+		job->own.ops[0].kind = SIM_CMD_SOB_WAIT;
+		cs->has_fence = true;
+	}
+	sim_cs_add_job(cs, 0);
+	return sim_cs_admit(ctx, cs, seqp, NULL, sig);
 }
 
 /*
@@ -1458,6 +1647,8 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 	struct hl_cs_in in = args->in;
 	unsigned int i, n = in.num_chunks_execute;
 	u32 type = in.cs_flags & SIM_CS_TYPE_FLAGS;
+	struct sim_signal sig = {};
+	enum sim_cs_type kind;
 	u64 seq;
 	int rc;
 
@@ -1469,7 +1660,17 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 		return -EPERM;
 	if (type & (type - 1))
 		return -EINVAL;
-	if (type) {
+	switch (type) {
+	case 0:
+		kind = SIM_CS_EXECUTE;
+		break;
+	case HL_CS_FLAGS_SIGNAL:
+		kind = SIM_CS_SIGNAL;
+		break;
+	case HL_CS_FLAGS_WAIT:
+		kind = SIM_CS_WAIT;
+		break;
+	default:
 		rc = sim_cs_other_type(ctx, type);
 		if (!rc) {
 			memset(args, 0, sizeof(*args));
@@ -1477,7 +1678,11 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 		}
 		return rc;
 	}
-	if (in.cs_flags & ~SIM_CS_FLAGS_DEFAULT)
+	/* A sync stream's CS has exactly one chunk (hl_cs_sanity_checks()). */
+	if (kind != SIM_CS_EXECUTE && n != 1)
+		return -EINVAL;
+	/* Waits on reserved signals (HL_CS_FLAGS_ENCAP_SIGNALS) included. */
+	if (in.cs_flags & ~(SIM_CS_FLAGS_DEFAULT | type))
 		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
 	if (!n || n > HL_MAX_JOBS_PER_CS)
 		return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EINVAL);
@@ -1490,13 +1695,23 @@ int sim_cs_ioctl(struct sim_ctx *ctx, union hl_cs_args *args)
 			return rc;
 	}
 
-	rc = sim_cs_submit(ctx, in.chunks_execute, n, in.cs_flags, in.timeout,
-			   &seq, NULL);
+	if (kind == SIM_CS_EXECUTE)
+		rc = sim_cs_submit(ctx, in.chunks_execute, n, in.cs_flags,
+				   in.timeout, &seq, NULL);
+	else
+		rc = sim_cs_sync_stream(ctx, &in, kind, &seq, &sig);
 	if (rc)
 		return rc;
 	memset(args, 0, sizeof(*args));
 	args->out.seq = seq;
 	args->out.status = HL_CS_STATUS_SUCCESS;
+	/*
+	 * The SOB's address is an offset gaudi2_get_sob_addr() gives as 0;
+	 * the count, as the driver's, is of the signals taken from the
+	 * stream's current SOB, this one included.
+	 */
+	if (kind == SIM_CS_SIGNAL)
+		args->out.sob_count_before_submission = sig.count;
 	return 0;
 }
 

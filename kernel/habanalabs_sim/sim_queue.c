@@ -75,6 +75,14 @@ int sim_queue_validate(const struct hl_cs_chunk *ch)
 	return 0;
 }
 
+/* A number below SIM_QUEUE_SLOTS for a queue the device has, else -1. */
+int sim_queue_slot(u32 queue)
+{
+	int qm = sim_queue_qman(queue);
+
+	return qm < 0 ? -1 : qm * 4 + (queue - sim_qmans[qm].first_queue);
+}
+
 /* The first user_streams streams of each queue manager are open. */
 bool sim_queue_enabled(u32 queue)
 {

@@ -23,7 +23,8 @@
  *
  * The SOBs, monitors and completion queues below the first ones
  * HL_INFO_SYNC_MANAGER names are the driver's (gaudi2_set_fixed_properties():
- * CS completion, KDMA and decoders) and refused to users.  Not emulated,
+ * CS completion, KDMA, decoders and the sync streams of sim_stream.c) and
+ * refused to users.  Not emulated,
  * and refused when a CB asks for them: long (60-bit) monitors, and a
  * queue's security register.  A queue may not write to the doorbell
  * itself: only a completion queue does.
@@ -464,4 +465,20 @@ __le32 *sim_sm_scalars(struct sim_device *sdev, u32 queue, bool lower)
 	if (!sim_sm_cp(queue, lower, &qm, &cp))
 		return NULL;
 	return sdev->sm->scalar[qm][cp];
+}
+
+/*
+ * A signal CS's write to its queue's SOB, one the driver keeps: made by
+ * the driver's own CB, so not checked as a user's write is.
+ */
+void sim_sm_sob_signal(struct sim_ctx *ctx, u32 sob, u32 value)
+{
+	if (!WARN_ON_ONCE(sob >= SIM_SM_FIRST_USER_SOB))
+		sim_sob_write(ctx, sob, value, 0);
+}
+
+/* Whether SOB @sob has reached @val: what a wait CS's monitor waits for. */
+bool sim_sm_sob_reached(struct sim_device *sdev, u32 sob, u32 val)
+{
+	return sdev->sm->sob[sob] >= val;
 }

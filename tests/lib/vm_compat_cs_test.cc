@@ -160,6 +160,41 @@ TEST_F(Cs, TimeoutEventAndNotifier)
 	EXPECT_EQ(hlthunk_close(c), 0);
 }
 
+// A signal CS on one queue and a wait CS for it on another, as the
+// runtimes pair DMA streams; each signal counts on from the last.
+TEST_F(Cs, SignalAndWaitForSignal)
+{
+	struct hlthunk_signal_in sin = {};
+	sin.queue_index = GAUDI2_QUEUE_ID_PDMA_0_0;
+	struct hlthunk_signal_out s1 = {}, s2 = {};
+	ASSERT_EQ(hlthunk_signal_submission(fd, &sin, &s1), 0);
+	ASSERT_EQ(hlthunk_signal_submission_timeout(fd, &sin, &s2, 5), 0);
+	EXPECT_GT(s2.seq, s1.seq);
+	EXPECT_EQ(s2.sob_count_before_submission, s1.sob_count_before_submission + 1);
+	EXPECT_EQ(s2.sob_base_addr_offset, 0u);
+
+	for (uint64_t seq : {s1.seq, s2.seq}) {
+		struct hlthunk_wait_for_signal_data w = {};
+		w.queue_index = GAUDI2_QUEUE_ID_PDMA_1_0;
+		w.signal_seq_arr = &seq;
+		w.signal_seq_nr = 1;
+		struct hlthunk_wait_in win = {};
+		win.hlthunk_wait_for_signal = reinterpret_cast<uint64_t *>(&w);
+		win.num_wait_for_signal = 1;
+		struct hlthunk_wait_out wout = {};
+		ASSERT_EQ(hlthunk_wait_for_signal_timeout(fd, &win, &wout, 5), 0);
+		// ULLONG_MAX: the signal had completed, nothing was submitted.
+		if (wout.seq != ULLONG_MAX) {
+			uint32_t st = ~0u;
+			ASSERT_EQ(hlthunk_wait_for_cs(fd, wout.seq, 5000000, &st), 0);
+			EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+		}
+	}
+	uint32_t st = ~0u;
+	ASSERT_EQ(hlthunk_wait_for_cs(fd, s2.seq, 5000000, &st), 0);
+	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
+}
+
 // What the emulated Gaudi2 does not have, answered with the driver's
 // errno for such a device.
 TEST_F(Cs, WhatTheDeviceCannotDo)
@@ -171,12 +206,16 @@ TEST_F(Cs, WhatTheDeviceCannotDo)
 	EXPECT_EQ(hlthunk_staged_command_submission_encaps_signals(fd, 1, &in, &out), -EPERM);
 	in.flags = 0;
 
+	// Sync streams, on a queue that has none: the NICs' (the device has
+	// no NIC either).
 	struct hlthunk_signal_in sin = {};
+	sin.queue_index = GAUDI2_QUEUE_ID_NIC_0_0;
 	struct hlthunk_signal_out sout;
 	EXPECT_EQ(hlthunk_signal_submission(fd, &sin, &sout), -EINVAL);
 	EXPECT_EQ(hlthunk_signal_submission_timeout(fd, &sin, &sout, 5), -EINVAL);
 	uint64_t seq = 1;
 	struct hlthunk_wait_for_signal_data w = {};
+	w.queue_index = GAUDI2_QUEUE_ID_NIC_0_0;
 	w.signal_seq_arr = &seq;
 	w.signal_seq_nr = 1;
 	struct hlthunk_wait_in win = {};

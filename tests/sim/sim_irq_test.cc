@@ -25,7 +25,7 @@ using namespace simtest;
 namespace {
 
 constexpr uint64_t kPage = 4096;
-constexpr uint32_t kSob = 300;	// user SOBs start at 85, monitors at 125
+constexpr uint32_t kSob = 600;	// user SOBs start at 413, monitors at 289
 constexpr uint32_t kMon = 400;
 constexpr uint32_t kCq = 2;	// the first user completion queue
 constexpr uint32_t kIrq = 48;	// the first user interrupt

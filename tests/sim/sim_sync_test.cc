@@ -20,8 +20,9 @@ using namespace simtest;
 namespace {
 
 constexpr uint64_t kPage = 4096;
-constexpr uint32_t kSob = 100;	// user SOBs start at 85, monitors at 125
-constexpr uint32_t kMon = 200;
+// User SOBs start at 413, monitors at 289: below are the driver's.
+constexpr uint32_t kSob = 600;
+constexpr uint32_t kMon = 400;
 // In the host range of the device VA space, far from any mapping here.
 constexpr uint64_t kUnmapped = 0x208000000000ull;
 
@@ -465,8 +466,12 @@ TEST_F(SimSync, PacketsAndAddressesAQueueMayNotUseAreRefused)
 		cases.push_back(c);
 	};
 	add("SOB the driver keeps", -EINVAL, [](auto &w) { put_sob(w, 0, 1, false); });
+	add("sync stream's SOB", -EINVAL, [](auto &w) { put_sob(w, 412, 1, true); });
 	add("monitor the driver keeps", -EINVAL, [](auto &w) {
 		put_mon(w, GAUDI2_SM_MON_PAY_DATA_0, 124, 1);
+	});
+	add("sync stream's monitor", -EINVAL, [](auto &w) {
+		put_mon(w, GAUDI2_SM_MON_ARM_0, 288, 1);
 	});
 	add("MSG_SHORT base 2", -EINVAL, [](auto &w) { put_msg_short(w, 2, 0, 1); });
 	add("monitor status register", -EINVAL, [](auto &w) {
@@ -769,8 +774,8 @@ TEST_F(SimSync, InfoNamesTheFirstUserSyncObjects)
 	a.return_pointer = reinterpret_cast<uintptr_t>(&sm);
 	a.return_size = sizeof(sm);
 	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a), 0);
-	EXPECT_EQ(sm.first_available_sync_object, 85u);
-	EXPECT_EQ(sm.first_available_monitor, 125u);
+	EXPECT_EQ(sm.first_available_sync_object, 413u);
+	EXPECT_EQ(sm.first_available_monitor, 289u);
 	EXPECT_EQ(sm.first_available_cq, 2u);
 	a.dcore_id = 1;
 	ASSERT_EQ(xioctl(d.fd(), DRM_IOCTL_HL_INFO, &a), 0);

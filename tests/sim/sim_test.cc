@@ -937,7 +937,7 @@ TEST_F(Sim, CsBadInputTouchesNothing)
 	EXPECT_EQ(d.cs({}, &seq), -EINVAL) << "no chunks";
 	std::vector<hl_cs_chunk> many(HL_MAX_JOBS_PER_CS + 1, c);
 	EXPECT_EQ(d.cs(many, &seq), -EINVAL) << "too many chunks";
-	EXPECT_EQ(d.cs({c}, &seq, HL_CS_FLAGS_SIGNAL), -EINVAL) << "flags";
+	EXPECT_EQ(d.cs({c}, &seq, HL_CS_FLAGS_ENCAP_SIGNALS), -EINVAL) << "flags";
 	EXPECT_EQ(d.cs({c}, &seq, 0x80000000u), -EINVAL) << "unknown flag";
 	hl_cs_args ca{};
 	ca.in.chunks_execute = reinterpret_cast<uintptr_t>(&c);
