@@ -20,10 +20,11 @@ module_param(memory_mb, uint, 0444);
 MODULE_PARM_DESC(memory_mb,
 		 "Device memory per device in MiB (default 256); backing pages are allocated per ALLOC");
 
-static unsigned int sram_mb;
+/* Gaudi2 has 48 MiB of SRAM (SRAM_SIZE), and the driver reports it. */
+static unsigned int sram_mb = 48;
 module_param(sram_mb, uint, 0444);
 MODULE_PARM_DESC(sram_mb,
-		 "SRAM per device in MiB (0-48, default 0: the devices report none)");
+		 "SRAM per device in MiB (0-48, default 48 as Gaudi2's; 0: the devices report none)");
 
 /* Lets tests keep a CS in flight long enough to kill its owner. */
 unsigned int sim_cs_delay_ms;

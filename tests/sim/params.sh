@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the VM without the module loaded: bad parameters are refused,
-# the defaults are 2 devices of 256 MiB, an open node or a live dma-buf
+# the defaults are 2 devices of 256 MiB with 48 MiB of SRAM, an open node or a live dma-buf
 # pins the module, and it unloads cleanly afterwards.
 # usage: params.sh SIM_TEST_BINARY
 set -u
@@ -17,6 +17,8 @@ done
 [ ! -d /sys/module/habanalabs_sim ] || fail "module loaded after bad params"
 
 insmod "$KO" || fail "insmod with defaults"
+[ "$(cat /sys/module/habanalabs_sim/parameters/sram_mb)" = 48 ] ||
+	fail "default sram_mb is not Gaudi2's 48"
 [ -c /dev/hlsim0 ] && [ -c /dev/hlsim1 ] && [ -c /dev/hlsim_controlD1 ] ||
 	fail "nodes of 2 devices missing"
 [ ! -e /dev/hlsim2 ] || fail "a third device exists"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-// SRAM (module parameter sram_mb): memory at Gaudi2's SRAM base that the
-// queues reach without a mapping, as hl-thunk's dma_sram tests use it.
-// Without the parameter the device reports none and the range is not
-// memory.  vm-*.sim-sram loads the module with sram_mb=48 and sets
-// HL_SIM_REQUIRE_SRAM=1, so that a device without SRAM fails there.
+// SRAM (module parameter sram_mb, 48 MiB by default as on Gaudi2):
+// memory at Gaudi2's SRAM base that the queues reach without a mapping,
+// as hl-thunk's dma_sram tests use it.  With sram_mb=0 the device reports
+// none and the range is not memory.  vm-*.sim loads the module with the
+// default and sets HL_SIM_REQUIRE_SRAM=1; vm-*.sim-no-sram loads it with
+// sram_mb=0 and sets HL_SIM_REQUIRE_NO_SRAM=1, so that each fails if the
+// device does not have what it was loaded with.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -33,15 +35,15 @@ class SimSram : public LeakCheckedTest {};
 
 }  // namespace
 
-// Without sram_mb the device reports no SRAM and the range is no memory.
-TEST_F(SimSram, NoneByDefault)
+// With sram_mb=0 the device reports no SRAM and the range is no memory.
+TEST_F(SimSram, NoneWithSramMb0)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
 	if (sram_size(d)) {
-		if (getenv("HL_SIM_REQUIRE_SRAM"))
-			GTEST_SKIP() << "this module was loaded with SRAM";
-		FAIL() << "SRAM without sram_mb";
+		if (getenv("HL_SIM_REQUIRE_NO_SRAM"))
+			FAIL() << "SRAM with sram_mb=0";
+		GTEST_SKIP() << "this module was loaded with SRAM";
 	}
 	DevBuf a(d, 4096);
 	ASSERT_TRUE(a.ok());
@@ -63,8 +65,8 @@ TEST_F(SimSram, QueuesReachItWithoutAMapping)
 	}
 	if (!size) {
 		if (getenv("HL_SIM_REQUIRE_SRAM"))
-			FAIL() << "no SRAM: load the module with sram_mb";
-		GTEST_SKIP() << "the module was loaded without sram_mb";
+			FAIL() << "no SRAM: the module's default is 48 MiB";
+		GTEST_SKIP() << "the module was loaded with sram_mb=0";
 	}
 	EXPECT_EQ(size, 48ull << 20);
 	constexpr uint32_t kLen = 1 << 20;
