@@ -21,17 +21,6 @@ constexpr uint64_t kPage = 4096;
 
 class SimQueues : public LeakCheckedTest {};
 
-hl_info_cs_counters cs_counters(int fd)
-{
-	hl_info_cs_counters c{};
-	hl_info_args a{};
-	a.op = HL_INFO_CS_COUNTERS;
-	a.return_pointer = reinterpret_cast<uintptr_t>(&c);
-	a.return_size = sizeof(c);
-	EXPECT_EQ(xioctl(fd, DRM_IOCTL_HL_INFO, &a), 0);
-	return c;
-}
-
 int submit_wait(Dev &d, const hl_cs_chunk &c)
 {
 	uint64_t seq;

@@ -66,17 +66,6 @@ int wait_cs(int fd, uint32_t queue, uint64_t signal_seq, uint64_t *seq,
 	return rc;
 }
 
-hl_info_cs_counters cs_counters(int fd)
-{
-	hl_info_cs_counters c{};
-	hl_info_args a{};
-	a.op = HL_INFO_CS_COUNTERS;
-	a.return_pointer = reinterpret_cast<uintptr_t>(&c);
-	a.return_size = sizeof(c);
-	EXPECT_EQ(xioctl(fd, DRM_IOCTL_HL_INFO, &a), 0);
-	return c;
-}
-
 // A CB that waits on a fence nothing raises: a CS of it holds the
 // engine until its custom timeout, and every later CS waits behind it.
 struct Blocker {

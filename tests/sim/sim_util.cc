@@ -120,6 +120,18 @@ int hw_ip_info(int fd, hl_info_hw_ip_info *hw)
 	return xioctl(fd, DRM_IOCTL_HL_INFO, &a);
 }
 
+hl_info_cs_counters cs_counters(int fd)
+{
+	hl_info_cs_counters c{};
+	hl_info_args a{};
+	a.op = HL_INFO_CS_COUNTERS;
+	a.return_pointer = reinterpret_cast<uintptr_t>(&c);
+	a.return_size = sizeof(c);
+	if (xioctl(fd, DRM_IOCTL_HL_INFO, &a))
+		c = {};
+	return c;
+}
+
 Dev::Dev(int idx)
 {
 	fd_ = open(compute_path(idx).c_str(), O_RDWR | O_CLOEXEC);

@@ -38,6 +38,8 @@ long sim_event(const std::string &name);
 int xioctl(int fd, unsigned long cmd, void *arg);
 // HL_INFO_HW_IP_INFO of an open node: 0 or -errno.
 int hw_ip_info(int fd, hl_info_hw_ip_info *hw);
+// HL_INFO_CS_COUNTERS of fd's open: all 0 if the query fails.
+hl_info_cs_counters cs_counters(int fd);
 
 // One open of a compute node.
 class Dev {
