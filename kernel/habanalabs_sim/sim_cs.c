@@ -1409,8 +1409,8 @@ static int sim_cs_admit(struct sim_ctx *ctx, struct sim_cs *cs, u64 *seqp,
 {
 	struct sim_cmd *op;
 	enum sim_cs_drop why;
+	unsigned int i;
 	u64 seq;
-	int rc;
 
 	sim_cs_wait_room(ctx, cs);
 	spin_lock(&ctx->cs_lock);
@@ -1439,8 +1439,8 @@ static int sim_cs_admit(struct sim_ctx *ctx, struct sim_cs *cs, u64 *seqp,
 	}
 	ctx->cs_pending_count++;
 	ctx->cs_pending_ops += cs->nops;
-	for (rc = 0; rc < SIM_QUEUE_SLOTS; rc++)
-		ctx->queue_used[rc] += cs->queue_jobs[rc];
+	for (i = 0; i < SIM_QUEUE_SLOTS; i++)
+		ctx->queue_used[i] += cs->queue_jobs[i];
 	seq = ++ctx->last_seq;
 	cs->seq = seq;
 	list_add_tail(&cs->node, &ctx->cs_pending);
