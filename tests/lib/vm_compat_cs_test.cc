@@ -32,6 +32,23 @@ void set_sim_param(const char *name, unsigned v)
 	fclose(f);
 }
 
+// The wait-for-signal input hl-thunk's wait calls take: one signal CS,
+// *seq, waited for on queue.  It points into itself, so it is not copied.
+struct WaitFor {
+	WaitFor(uint32_t queue, uint64_t *seq)
+	{
+		w.queue_index = queue;
+		w.signal_seq_arr = seq;
+		w.signal_seq_nr = 1;
+		in.hlthunk_wait_for_signal = reinterpret_cast<uint64_t *>(&w);
+		in.num_wait_for_signal = 1;
+	}
+	WaitFor(const WaitFor &) = delete;
+	WaitFor &operator=(const WaitFor &) = delete;
+	struct hlthunk_wait_for_signal_data w = {};
+	struct hlthunk_wait_in in = {};
+};
+
 // An open device with one allocation and a CB holding one LIN_DMA inside
 // it.  As Gaudi2 requires, the CB is the user's: host memory mapped into
 // the device, named by its device address.
@@ -174,15 +191,9 @@ TEST_F(Cs, SignalAndWaitForSignal)
 	EXPECT_EQ(s2.sob_base_addr_offset, 0u);
 
 	for (uint64_t seq : {s1.seq, s2.seq}) {
-		struct hlthunk_wait_for_signal_data w = {};
-		w.queue_index = GAUDI2_QUEUE_ID_PDMA_1_0;
-		w.signal_seq_arr = &seq;
-		w.signal_seq_nr = 1;
-		struct hlthunk_wait_in win = {};
-		win.hlthunk_wait_for_signal = reinterpret_cast<uint64_t *>(&w);
-		win.num_wait_for_signal = 1;
+		WaitFor wf(GAUDI2_QUEUE_ID_PDMA_1_0, &seq);
 		struct hlthunk_wait_out wout = {};
-		ASSERT_EQ(hlthunk_wait_for_signal_timeout(fd, &win, &wout, 5), 0);
+		ASSERT_EQ(hlthunk_wait_for_signal_timeout(fd, &wf.in, &wout, 5), 0);
 		// ULLONG_MAX: the signal had completed, nothing was submitted.
 		if (wout.seq != ULLONG_MAX) {
 			uint32_t st = ~0u;
@@ -214,13 +225,8 @@ TEST_F(Cs, WhatTheDeviceCannotDo)
 	EXPECT_EQ(hlthunk_signal_submission(fd, &sin, &sout), -EINVAL);
 	EXPECT_EQ(hlthunk_signal_submission_timeout(fd, &sin, &sout, 5), -EINVAL);
 	uint64_t seq = 1;
-	struct hlthunk_wait_for_signal_data w = {};
-	w.queue_index = GAUDI2_QUEUE_ID_NIC_0_0;
-	w.signal_seq_arr = &seq;
-	w.signal_seq_nr = 1;
-	struct hlthunk_wait_in win = {};
-	win.hlthunk_wait_for_signal = reinterpret_cast<uint64_t *>(&w);
-	win.num_wait_for_signal = 1;
+	WaitFor wf(GAUDI2_QUEUE_ID_NIC_0_0, &seq);
+	struct hlthunk_wait_in &win = wf.in;
 	struct hlthunk_wait_out wout;
 	EXPECT_EQ(hlthunk_wait_for_signal(fd, &win, &wout), -EINVAL);
 	EXPECT_EQ(hlthunk_wait_for_signal_timeout(fd, &win, &wout, 5), -EINVAL);

@@ -66,27 +66,25 @@ int wait_cs(int fd, uint32_t queue, uint64_t signal_seq, uint64_t *seq,
 	return rc;
 }
 
-// A CB that waits on a fence nothing raises: a CS of it holds the
-// engine until its custom timeout, and every later CS waits behind it.
+// A CS of a CB that waits on a fence nothing raises, submitted at once:
+// it holds the engine until its custom timeout of timeout_s, and every
+// later CS waits behind it.  rc is 0 once it is submitted, seq is its.
 struct Blocker {
-	explicit Blocker(Dev &d) : d(d)
+	Blocker(Dev &d, uint32_t timeout_s) : d(d)
 	{
 		std::vector<uint32_t> w;
 		w.push_back(1 | (1u << GAUDI2_PKT_FENCE_CFG_TARGET_VAL_SHIFT) |
 			    (3u << GAUDI2_PKT_FENCE_CFG_ID_SHIFT));
 		w.push_back(ctl(GAUDI2_PACKET_FENCE));
-		size = static_cast<uint32_t>(w.size() * 4);
 		rc = d.cb_with(w, &cb);
+		if (!rc)
+			rc = d.cs({user_chunk(cb, static_cast<uint32_t>(w.size() * 4), kDown)},
+				  &seq, HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT, timeout_s);
 	}
 	~Blocker() { d.cb_free(cb); }
-	int submit(uint32_t timeout_s, uint64_t *seq)
-	{
-		return d.cs({user_chunk(cb, size, kDown)}, seq,
-			    HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT, timeout_s);
-	}
 	Dev &d;
 	uint64_t cb = 0;
-	uint32_t size = 0;
+	uint64_t seq = 0;
 	int rc;
 };
 
@@ -122,11 +120,10 @@ TEST_F(SimStream, WaitCsCompletesAfterItsSignal)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	Blocker b(d);
+	Blocker b(d, 3);
 	ASSERT_EQ(b.rc, 0);
-	uint64_t blocker, wseq = 0;
+	uint64_t wseq = 0;
 	uint32_t st = ~0u;
-	ASSERT_EQ(b.submit(3, &blocker), 0);
 	Signal s = signal_cs(d.fd(), kDown);
 	ASSERT_EQ(s.rc, 0);
 	ASSERT_EQ(wait_cs(d.fd(), kUp, s.seq, &wseq), 0);
@@ -140,7 +137,7 @@ TEST_F(SimStream, WaitCsCompletesAfterItsSignal)
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 	ASSERT_EQ(d.wait(s.seq, 0, &st), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
-	EXPECT_EQ(d.wait(blocker, 0, &st), -ETIMEDOUT);
+	EXPECT_EQ(d.wait(b.seq, 0, &st), -ETIMEDOUT);
 	// A wait CS is not a signal CS.
 	EXPECT_EQ(wait_cs(d.fd(), kUp, wseq, &wseq), -EINVAL);
 }
@@ -152,11 +149,10 @@ TEST_F(SimStream, WaitForASignalThatNeverCameTimesOut)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	Blocker b(d);
+	Blocker b(d, 2);
 	ASSERT_EQ(b.rc, 0);
-	uint64_t blocker, wseq = 0;
+	uint64_t wseq = 0;
 	uint32_t st = ~0u;
-	ASSERT_EQ(b.submit(2, &blocker), 0);
 	// A custom timeout of 0: it times out unless it already completed.
 	Signal s = signal_cs(d.fd(), kDown, HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT |
 					    HL_CS_FLAGS_CUSTOM_TIMEOUT, 0);
@@ -166,7 +162,7 @@ TEST_F(SimStream, WaitForASignalThatNeverCameTimesOut)
 	EXPECT_EQ(d.wait(wseq, 20000000, &st), -ETIMEDOUT);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_TIMEDOUT);
 	EXPECT_EQ(d.wait(s.seq, 0, &st), -ETIMEDOUT);
-	EXPECT_EQ(d.wait(blocker, 0, &st), -ETIMEDOUT);
+	EXPECT_EQ(d.wait(b.seq, 0, &st), -ETIMEDOUT);
 
 	// The stream goes on: the next signal counts 2 and a wait for it works.
 	Signal next = signal_cs(d.fd(), kDown);
@@ -189,11 +185,10 @@ TEST_F(SimStream, StreamSwitchesSobsAfter32767Signals)
 		ASSERT_EQ(s.rc, 0) << "signal " << i;
 		ASSERT_EQ(s.count, i);
 	}
-	Blocker b(d);
+	Blocker b(d, 2);
 	ASSERT_EQ(b.rc, 0);
-	uint64_t blocker, w1 = 0, w2 = 0;
+	uint64_t w1 = 0, w2 = 0;
 	uint32_t st = ~0u;
-	ASSERT_EQ(b.submit(2, &blocker), 0);
 	Signal last = signal_cs(d.fd(), kDown);	// 32767: the switch
 	ASSERT_EQ(last.rc, 0);
 	EXPECT_EQ(last.count, 0u);
@@ -208,7 +203,7 @@ TEST_F(SimStream, StreamSwitchesSobsAfter32767Signals)
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
 	ASSERT_EQ(d.wait(w1, 0, &st), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
-	EXPECT_EQ(d.wait(blocker, 0, &st), -ETIMEDOUT);
+	EXPECT_EQ(d.wait(b.seq, 0, &st), -ETIMEDOUT);
 }
 
 // What the driver refuses in a signal or wait CS, with its errno, and
@@ -297,15 +292,14 @@ TEST_F(SimStream, QueueRingHoldsItsLengthInJobs)
 {
 	Dev d(0);
 	ASSERT_GE(d.fd(), 0);
-	Blocker b(d);
-	ASSERT_EQ(b.rc, 0);
 	std::vector<uint32_t> w;
 	put_nop(w);
-	uint64_t cb, blocker, seq = 0;
+	uint64_t cb, seq = 0;
 	ASSERT_EQ(d.cb_with(w, &cb), 0);
 	std::vector<hl_cs_chunk> down(HL_MAX_JOBS_PER_CS, user_chunk(cb, 8, kDown));
 
-	ASSERT_EQ(b.submit(5, &blocker), 0);	// one entry
+	Blocker b(d, 5);			// one entry
+	ASSERT_EQ(b.rc, 0);
 	for (int i = 0; i < 7; i++)		// 3584 more
 		ASSERT_EQ(d.cs(down, &seq), 0) << "CS " << i;
 	uint64_t before = cs_counters(d.fd()).ctx_queue_full_drop_cnt;
@@ -322,7 +316,7 @@ TEST_F(SimStream, QueueRingHoldsItsLengthInJobs)
 	uint32_t st = ~0u;
 	ASSERT_EQ(d.wait(up.seq, 20000000, &st), 0);
 	EXPECT_EQ(st, (uint32_t)HL_WAIT_CS_STATUS_COMPLETED);
-	EXPECT_EQ(d.wait(blocker, 0, &st), -ETIMEDOUT);
+	EXPECT_EQ(d.wait(b.seq, 0, &st), -ETIMEDOUT);
 	ASSERT_EQ(d.cs(down, &seq), 0);
 	ASSERT_EQ(d.wait(seq, 20000000, &st), 0);
 	EXPECT_EQ(d.cb_free(cb), 0);
