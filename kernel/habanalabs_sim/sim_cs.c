@@ -138,7 +138,7 @@ struct sim_cs {
 	bool has_fence;			/* may wait: never run inline */
 	unsigned int called_ops;	/* commands of the CBs CB_LIST called */
 	enum sim_cs_type type;
-	struct sim_signal sig;		/* signal: its SOB; wait: the signal's */
+	struct sim_signal sig;		/* signal: its SOB and value */
 	u64 signal_seq;			/* wait: the signal CS */
 	u16 queue_jobs[SIM_QUEUE_SLOTS];	/* ring entries it takes */
 	unsigned int njobs;
@@ -1407,6 +1407,7 @@ static int sim_cs_signal_state(struct sim_ctx *ctx, u64 seq,
 static int sim_cs_admit(struct sim_ctx *ctx, struct sim_cs *cs, u64 *seqp,
 			struct sim_cs **out, struct sim_signal *sig)
 {
+	struct sim_signal waited;
 	struct sim_cmd *op;
 	enum sim_cs_drop why;
 	unsigned int i;
@@ -1428,14 +1429,14 @@ static int sim_cs_admit(struct sim_ctx *ctx, struct sim_cs *cs, u64 *seqp,
 		op->value = cs->sig.write;
 		*sig = cs->sig;
 	} else if (cs->type == SIM_CS_WAIT) {
-		if (sim_cs_signal_state(ctx, cs->signal_seq, &cs->sig) <= 0) {
+		if (sim_cs_signal_state(ctx, cs->signal_seq, &waited) <= 0) {
 			spin_unlock(&ctx->cs_lock);
 			sim_cs_put(cs);
 			*seqp = ULLONG_MAX;
 			return 0;
 		}
-		op->reg = cs->sig.sob;
-		op->value = cs->sig.val;
+		op->reg = waited.sob;
+		op->value = waited.val;
 	}
 	ctx->cs_pending_count++;
 	ctx->cs_pending_ops += cs->nops;
@@ -1555,6 +1556,7 @@ static int sim_cs_sync_stream(struct sim_ctx *ctx, const struct hl_cs_in *in,
 			      enum sim_cs_type type, u64 *seqp,
 			      struct sim_signal *sig)
 {
+	struct sim_signal waited;
 	struct hl_cs_chunk ch;
 	struct sim_job *job;
 	struct sim_cs *cs;
@@ -1575,7 +1577,7 @@ static int sim_cs_sync_stream(struct sim_ctx *ctx, const struct hl_cs_in *in,
 				   sizeof(signal_seq)))
 			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, -EFAULT);
 		spin_lock(&ctx->cs_lock);
-		rc = sim_cs_signal_state(ctx, signal_seq, sig);
+		rc = sim_cs_signal_state(ctx, signal_seq, &waited);
 		spin_unlock(&ctx->cs_lock);
 		if (rc < 0)
 			return sim_cs_drop(ctx, SIM_DROP_VALIDATION, rc);
