@@ -96,9 +96,15 @@ ucs_status_t zcopy(const Iface &i, uct_ep_h ep, bool get, const Buffer &local,
 		   uint64_t loff, uct_mem_h memh, uint64_t raddr, uct_rkey_t rkey,
 		   uint64_t len)
 {
+	return zcopy(i, ep, get, local.addr() + loff, memh, raddr, rkey, len);
+}
+
+ucs_status_t zcopy(const Iface &i, uct_ep_h ep, bool get, uint64_t local, uct_mem_h memh,
+		   uint64_t raddr, uct_rkey_t rkey, uint64_t len)
+{
 	uct_iov_t iov;
 	memset(&iov, 0, sizeof(iov));
-	iov.buffer = local.ptr(loff);
+	iov.buffer = reinterpret_cast<void *>(local);
 	iov.length = len;
 	iov.memh = memh;
 	iov.count = 1;

@@ -65,6 +65,9 @@ private:
 ucs_status_t zcopy(const Iface &i, uct_ep_h ep, bool get, const Buffer &local,
 		   uint64_t loff, uct_mem_h memh, uint64_t raddr, uct_rkey_t rkey,
 		   uint64_t len);
+// The same for local memory at a host pointer or device VA.
+ucs_status_t zcopy(const Iface &i, uct_ep_h ep, bool get, uint64_t local, uct_mem_h memh,
+		   uint64_t raddr, uct_rkey_t rkey, uint64_t len);
 
 // The kernel's count of completed channel copies (every process).
 uint64_t kernel_copies();

@@ -587,6 +587,37 @@ TEST_F(Bridge, StagingBeyondMemlock)
 	uct_ep_destroy(ep);
 }
 
+// Device memory registered with an export of it (the channel path's
+// region) cannot be unmapped until it is deregistered: the driver refuses
+// while it is exported.  The staged path relies on it and does not ask
+// libhlthunk again, at each use, where such memory is mapped.
+TEST_F(Bridge, ExportedRegistrationKeepsDeviceMemoryMapped)
+{
+	constexpr uint64_t kLen = 65536;
+	RemoteBuffer r = env().remote(1, kLen);
+	RemoteKey rk(r.rkey);
+	ASSERT_EQ(rk.status(), UCS_OK);
+	hlipc::DeviceBuffer mem;  // no CPU view: no export of its own
+	ASSERT_EQ(mem.create(env().dev(), kLen), 0);
+	{
+		Registration reg(mem.va(), kLen);
+		ASSERT_EQ(reg.status(), UCS_OK);
+		gaudi_ipc::PackedRkey p;
+		memcpy(&p, reg.packed().data(), sizeof(p));
+		ASSERT_TRUE(p.flags & gaudi_ipc::kRkeyCookie);
+		for (bool get : {false, true})
+			EXPECT_EQ(zcopy(env().iface(Path::Staged), env().ep(Path::Staged), get,
+					mem.va(), reg.memh(), r.addr, rk.rkey(), kLen),
+				  UCS_OK);
+		EXPECT_NE(hlthunk_memory_unmap(env().dev(), mem.va()), 0);
+		EXPECT_EQ(zcopy(env().iface(Path::Staged), env().ep(Path::Staged), false,
+				mem.va(), reg.memh(), r.addr, rk.rkey(), kLen),
+			  UCS_OK);
+	}
+	EXPECT_EQ(hlthunk_memory_unmap(env().dev(), mem.va()), 0);
+	env().peer().call(kFree, r.id);
+}
+
 // Without habanalabs_ipc (run with --gtest_filter=NoModule.*): channels
 // cannot be required, and everything goes through the staged path.
 TEST(NoModule, StagedPathCarriesEverything)
@@ -634,6 +665,48 @@ TEST(NoModule, StagedPathCarriesEverything)
 				EXPECT_EQ(check(local.cpu() + 2, len, 61, 0), -1);
 				peer.call(kFree, a.a);
 			}
+		uct_ep_destroy(ep);
+	}
+	hlthunk_close(dev);
+}
+
+// Without an export behind its registration, device memory can be unmapped
+// under it (a program's mistake): the staged path looks it up at each use
+// and refuses it, rather than letting the device move whatever that
+// address holds by then.
+TEST(NoModule, UnmappedRegisteredDeviceMemoryIsRefused)
+{
+	ASSERT_NE(access("/dev/hl_ipc", F_OK), 0) << "run this without habanalabs_ipc";
+	constexpr uint64_t kLen = 65536;
+	int dev = open_device(kOwnDevice);
+	ASSERT_GE(dev, 0) << hlthunk_ipc_last_error();
+	{
+		Iface i(Config{{"CHANNELS", "n"}});
+		ASSERT_EQ(i.open_status(), UCS_OK);
+		Peer peer(kPeerDevice);
+		ASSERT_TRUE(peer.ok());
+		uct_ep_h ep;
+		ASSERT_EQ(i.connect(peer.address(), &ep), UCS_OK);
+		PeerMsg a = peer.call(kAlloc, 1, kLen);
+		ASSERT_EQ(a.status, 0);
+		PeerMsg g = peer.call(kReg, a.a, 0, 0, kLen);
+		ASSERT_EQ(g.status, 0);
+		RemoteKey rk(Bytes(g.blob, g.blob + g.blob_len));
+		ASSERT_EQ(rk.status(), UCS_OK);
+		hlipc::DeviceBuffer mem;
+		ASSERT_EQ(mem.create(dev, kLen), 0);
+		const uint64_t va = mem.va();
+		Registration reg(va, kLen);
+		ASSERT_EQ(reg.status(), UCS_OK);
+		for (bool get : {false, true})
+			EXPECT_EQ(zcopy(i, ep, get, va, reg.memh(), a.b, rk.rkey(), kLen), UCS_OK);
+		ASSERT_EQ(peer.call(kFill, a.a, 71, 0, kLen, 0).status, 0);
+		mem.reset();  // unmapped and freed while still registered
+		for (bool get : {false, true})
+			EXPECT_EQ(zcopy(i, ep, get, va, reg.memh(), a.b, rk.rkey(), kLen),
+				  UCS_ERR_INVALID_ADDR);
+		EXPECT_EQ(peer.call(kCheck, a.a, 71, 0, kLen, 0).a, 0u);
+		peer.call(kFree, a.a);
 		uct_ep_destroy(ep);
 	}
 	hlthunk_close(dev);

@@ -6,8 +6,12 @@
 // The duplicate keeps the context alive while the transport uses it, so an
 // fd number the program closes and reuses can never make the transport
 // submit work to another device or context (an exclusive compute node
-// cannot be opened a second time while the duplicate lives).  Every use
-// checks with libhlthunk that the memory is still mapped on that device.
+// cannot be opened a second time while the duplicate lives).  Every use of
+// memory that the program could have unmapped since it registered it
+// checks with libhlthunk that it is still mapped on that device; memory
+// whose registration holds a dma-buf export of it cannot be unmapped
+// meanwhile (the driver refuses while it is exported) and is not looked up
+// again.
 #pragma once
 
 #include <cstdint>
@@ -28,11 +32,12 @@ struct DeviceDma {
 class DeviceDmaSet {
 public:
 	// The DMA engine of device `dev` for moving [addr, addr + len) of its
-	// memory, after checking the range is mapped there.  0 or -errno:
-	// -EFAULT when the memory is not (any more) mapped on that device,
-	// -EBADF when the program closed the fd it was mapped on before the
-	// transport first needed it.
-	int get(int dev, uint64_t addr, uint64_t len, DeviceDma **out);
+	// memory, after checking the range is mapped there: always the first
+	// time, then only if the range is not `exported` (held by an export
+	// of it, which keeps it mapped).  0 or -errno: -EFAULT when the memory
+	// is not (any more) mapped on that device, -EBADF when the program
+	// closed the fd it was mapped on before the transport first needed it.
+	int get(int dev, uint64_t addr, uint64_t len, bool exported, DeviceDma **out);
 	// The engine already held for dev, or null.
 	DeviceDma *find(int dev);
 

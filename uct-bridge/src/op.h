@@ -25,10 +25,13 @@ struct Piece {
 	uint64_t addr;  // host pointer, or device VA of device `dev`
 	uint64_t len;
 	int dev;        // device_index; kHostDevice for host memory
+	// Its registration holds a dma-buf export of it: the driver refuses
+	// to unmap it meanwhile, so it stays mapped on `dev`.
+	bool exported = false;
 	// Device memory on the staged path, resolved when the operation first
-	// moves part of it (and checked then, as a whole, to be mapped on
-	// `dev`): that device's DMA engine, and the peer's staging memory as
-	// the device sees it.
+	// moves part of it (and, unless exported, checked then, as a whole, to
+	// be mapped on `dev`): that device's DMA engine, and the peer's staging
+	// memory as the device sees it.
 	DeviceDma *dma = nullptr;
 	uint64_t staging_va = 0;
 };

@@ -21,6 +21,8 @@ struct StagedRegion {
 	bool device;     // device memory (addr is a device VA)
 	char bus[16];    // its device
 	bool writable;   // peers may put into it
+	int dev;         // device_index(bus)
+	bool exported;   // the registration holds an export of it: it stays mapped
 };
 
 class Registry {

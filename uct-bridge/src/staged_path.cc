@@ -442,7 +442,8 @@ ucs_status_t StagedPath::zcopy(Ep *ep, const std::shared_ptr<StagedPeer> &peer, 
 			continue;
 		const auto *m = static_cast<const Memh *>(iov[i].memh);
 		op->pieces.push_back(Piece{reinterpret_cast<uintptr_t>(iov[i].buffer), len,
-					   m->device ? m->dev : kHostDevice});
+					   m->device ? m->dev : kHostDevice,
+					   m->device && m->cookie != 0});
 		op->total += len;
 	}
 	ucs_status_t st = backlog_.empty() ? post_pieces(op) : UCS_INPROGRESS;
@@ -564,7 +565,8 @@ int StagedPath::plan_local(Op *op, StagedPeer &p, uint32_t slot, uint64_t pos, u
 			// Once per operation: the memory must stay mapped while
 			// the operation runs (UCT's rule for zero-copy memory).
 			if (!pc.dma) {
-				int rc = local_dma_.get(pc.dev, pc.addr, pc.len, &pc.dma);
+				int rc = local_dma_.get(pc.dev, pc.addr, pc.len, pc.exported,
+							&pc.dma);
 				if (rc == 0)
 					rc = p.staging.va(pc.dev, *pc.dma, p.mb.staging_base(),
 							  p.mb.staging_bytes(), &pc.staging_va);

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <ctime>
 
-#include "device_index.h"
 
 namespace gaudi_ipc {
 
@@ -265,9 +264,9 @@ int StagingServer::plan(Item &it)
 			       ? host_copy(reinterpret_cast<void *>(addr), staging, r.length, true)
 			       : host_copy(staging, reinterpret_cast<const void *>(addr),
 					   r.length, false);
-	const int dev = device_index(reg.bus);
+	const int dev = reg.dev;
 	DeviceDma *dd = nullptr;
-	if ((rc = dma_.get(dev, addr, r.length, &dd)) < 0)
+	if ((rc = dma_.get(dev, addr, r.length, reg.exported, &dd)) < 0)
 		return rc;
 	uint64_t base = 0;
 	if ((rc = staging_on_.va(dev, *dd, mb_.staging_base(), mb_.staging_bytes(), &base)) < 0)
