@@ -80,7 +80,7 @@ StagedPath::Settings Iface::staged_settings(const IfaceConfig &c)
 	s.slot_size = c.staging_size;
 	s.bcopy_size = std::max<uint64_t>(kMaxShort, c.bcopy_size);
 	s.depth = std::max(1u, c.staging_depth);
-	s.peer_timeout = ucs_time_from_sec(c.peer_timeout);
+	s.peer_timeout_ns = static_cast<uint64_t>(c.peer_timeout * 1e9);
 	s.dma_timeout_us = static_cast<uint64_t>(c.dma_timeout * 1e6);
 	s.linger_ns = static_cast<uint64_t>(c.serve_linger * 1e9);
 	s.spin_ns = static_cast<uint64_t>(c.serve_spin * 1e9);

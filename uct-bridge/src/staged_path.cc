@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "admission.h"
+#include "clocks.h"
 #include "device_index.h"
 #include "ep.h"
 #include "iface.h"
@@ -20,10 +21,15 @@ namespace {
 
 // How often the peers of pieces in flight are looked at (their lines,
 // their processes, the timeouts) by a caller of progress.
-constexpr double kPeerCheckSeconds = 0.05;
+constexpr uint64_t kPeerCheckNs = 50000000;
 // A piece posted that long ago and not yet taken is rung for again: the
 // owner's word that it is awake is only a hint (any peer can write it).
-constexpr double kRingAgainSeconds = 0.01;
+constexpr uint64_t kRingAgainNs = 10000000;
+// A full mailbox is rung for at most this often.
+constexpr uint64_t kFullRingNs = 50000000;
+// A sleeper's timer is set this much past the next deadline, so that the
+// coarse clock, a tick behind at worst, is past it when progress looks.
+constexpr uint64_t kTimerSlackNs = 10000000;
 // The first look for the welcome waits this long: the owner's async
 // thread admits at once, and an operation that finds the peer ready
 // need not go round UCX's pending queue.
@@ -196,7 +202,7 @@ ucs_status_t StagedPath::connect(StagedPeer &p)
 	}
 	(void)events_.watch(p.line.get());
 	(void)events_.watch(p.process.fd());
-	p.deadline = ucs_get_time() + set_.peer_timeout;
+	p.deadline = coarse_ns() + set_.peer_timeout_ns;
 	struct pollfd pf = {p.line.get(), POLLIN, 0};
 	(void)poll(&pf, 1, kWelcomeWaitMs);
 	take_welcome(p);
@@ -209,7 +215,7 @@ void StagedPath::take_welcome(StagedPeer &p)
 	hl::UniqueFd memfd;
 	int rc = recv_welcome(p.line.get(), &w, &memfd);
 	if (rc == -EAGAIN) {
-		if (ucs_get_time() > p.deadline) {
+		if (coarse_ns() > p.deadline) {
 			ucs_error("gaudi_ipc: pid %u did not admit this process to its staged "
 				  "path within UCX_GAUDI_IPC_PEER_TIMEOUT", p.owner.pid);
 			fail_peer(p, UCS_ERR_TIMED_OUT);
@@ -283,8 +289,8 @@ int StagedPath::claim(StagedPeer &p)
 		return i;
 	// All taken: ring the owner (it frees the slots of initiators that
 	// left when it looks), at most every 50 ms.
-	const uint64_t now = ucs_get_time();
-	if (now - p.last_full_ring > ucs_time_from_msec(50)) {
+	const uint64_t now = coarse_ns();
+	if (now - p.last_full_ring > kFullRingNs) {
 		p.last_full_ring = now;
 		ring(p);
 	}
@@ -295,7 +301,7 @@ void StagedPath::post(StagedPeer &p, uint32_t slot, Op *op, SlotOp sop, uint64_t
 		      uint64_t len)
 {
 	p.mb.post(slot, sop, op->key, op->remote_off + pos, len);
-	p.chunks.push_back(StagedPeer::Chunk{slot, op, pos, len, ucs_get_time()});
+	p.chunks.push_back(StagedPeer::Chunk{slot, op, pos, len, coarse_ns()});
 	op->parts++;
 	if (!p.mb.owner_awake())
 		ring(p);
@@ -613,7 +619,7 @@ void StagedPath::clear_plan()
 unsigned StagedPath::progress()
 {
 	unsigned n = server_ ? server_->serve() : 0;
-	const uint64_t now = ucs_get_time();
+	const uint64_t now = coarse_ns();
 	// No callback runs in here (completions are queued), so no peer comes
 	// or goes while they are walked.
 	for (auto &kv : peers_)
@@ -686,7 +692,7 @@ unsigned StagedPath::reap(StagedPeer &p, uint64_t now)
 void StagedPath::check_peer(StagedPeer &p, uint64_t now)
 {
 	if (p.link != StagedPeer::Link::Ready || (p.chunks.empty() && p.abandoned.empty()) ||
-	    now - p.last_check < ucs_time_from_sec(kPeerCheckSeconds))
+	    now - p.last_check < kPeerCheckNs)
 		return;
 	p.last_check = now;
 	// The kernel's word: the owner's line hung up, or its process exited.
@@ -701,8 +707,8 @@ void StagedPath::check_peer(StagedPeer &p, uint64_t now)
 	// (their slots are freed when it ends them).
 	for (auto it = p.chunks.begin(); it != p.chunks.end();) {
 		const uint64_t age = now - it->posted;
-		if (age <= set_.peer_timeout) {
-			if (age > ucs_time_from_sec(kRingAgainSeconds) &&
+		if (age <= set_.peer_timeout_ns) {
+			if (age > kRingAgainNs &&
 			    p.mb.look(it->slot).kind == PieceState::Waiting)
 				ring(p);
 			++it;
@@ -727,7 +733,7 @@ bool StagedPath::has_work(bool want_rings)
 {
 	if (!backlog_.empty())
 		return true;
-	const uint64_t now = ucs_get_time();
+	const uint64_t now = coarse_ns();
 	uint64_t next = UINT64_MAX;  // the next deadline
 	for (auto &kv : peers_) {
 		StagedPeer &p = *kv.second;
@@ -746,9 +752,9 @@ bool StagedPath::has_work(bool want_rings)
 			const PieceState s = p.mb.look(c.slot);
 			if (s.kind == PieceState::Done || s.kind == PieceState::Lost ||
 			    (want_rings && !p.mb.want_ring(c.slot)) ||
-			    now - c.posted > set_.peer_timeout)
+			    now - c.posted > set_.peer_timeout_ns)
 				return true;
-			next = std::min(next, c.posted + set_.peer_timeout);
+			next = std::min(next, c.posted + set_.peer_timeout_ns);
 		}
 		for (uint32_t slot : p.abandoned)
 			if (p.mb.look(slot).kind != PieceState::Serving)
@@ -757,12 +763,9 @@ bool StagedPath::has_work(bool want_rings)
 	if (server_ && server_->has_posted())
 		return true;
 	if (want_rings) {
-		// A sleeper wakes at the next deadline at the latest (plus a
-		// little, so that it is past when progress looks).
-		events_.arm_timer(next == UINT64_MAX
-					  ? 0
-					  : static_cast<uint64_t>(ucs_time_to_nsec(next - std::min(next, now))) +
-						    1000000);
+		// A sleeper wakes at the next deadline at the latest.
+		events_.arm_timer(next == UINT64_MAX ? 0
+						     : next - std::min(next, now) + kTimerSlackNs);
 	}
 	return false;
 }

@@ -56,7 +56,7 @@ struct StagedPeer {
 		Op *op;
 		uint64_t pos;     // where in the operation the piece starts
 		uint64_t len;
-		uint64_t posted;  // ucs_get_time() when posted
+		uint64_t posted;  // coarse_ns() when posted
 	};
 	ProcessId owner{};
 	uint64_t nonce = 0;
@@ -81,7 +81,7 @@ public:
 		uint64_t slot_size;
 		uint64_t bcopy_size;
 		unsigned depth;           // pieces of one transfer out at once
-		uint64_t peer_timeout;    // ucs_time_t units
+		uint64_t peer_timeout_ns;
 		uint64_t dma_timeout_us;
 		uint64_t linger_ns;
 		uint64_t spin_ns;

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <ctime>
 
+#include "clocks.h"
 
 namespace gaudi_ipc {
 
@@ -25,13 +25,6 @@ void cpu_relax()
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #endif
-}
-
-uint64_t now_ns()
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + ts.tv_nsec;
 }
 
 // Moves host memory of this process with the kernel's checks: memory the
@@ -151,14 +144,15 @@ unsigned StagingServer::serve_awake()
 		// server awake piece after piece.
 		const uint64_t served_at = now_ns();
 		for (unsigned i = 1; !mb_.has_posted(); i++) {
+			if (i % kSpinTurnsPerClockRead) {
+				cpu_relax();
+				continue;
+			}
 			const uint64_t wait = mb_.any_claimed() ? set_.linger_ns : set_.spin_ns;
 			if (now_ns() - served_at >= wait)
 				break;
 			// A peer on this CPU (a loopback transfer) must get to run.
-			if (i % 64 == 0)
-				sched_yield();
-			else
-				cpu_relax();
+			sched_yield();
 		}
 		if (mb_.has_posted())
 			continue;
@@ -291,7 +285,7 @@ void StagingServer::sweep_departed()
 	// An initiator whose line outlives it (a child it forked holds the
 	// line) is noticed by its pidfd, at most once a second: its slots are
 	// freed, and nothing is rung for it.
-	const uint64_t now = now_ns();
+	const uint64_t now = coarse_ns();
 	if (now - last_sweep_ns_ < 1000000000ull)
 		return;
 	last_sweep_ns_ = now;
