@@ -78,11 +78,16 @@ void BridgeEnv::teardown()
 
 RemoteBuffer BridgeEnv::remote(int kind, uint64_t size)
 {
+	return remote_buffer(*peer_, kind, size);
+}
+
+RemoteBuffer remote_buffer(Peer &peer, int kind, uint64_t size)
+{
 	RemoteBuffer r;
-	PeerMsg a = peer_->call(kAlloc, static_cast<uint64_t>(kind), size);
+	PeerMsg a = peer.call(kAlloc, static_cast<uint64_t>(kind), size);
 	if (a.status)
 		return r;
-	PeerMsg g = peer_->call(kReg, a.a, 0, 0, size);
+	PeerMsg g = peer.call(kReg, a.a, 0, 0, size);
 	if (g.status)
 		return r;
 	r.id = a.a;

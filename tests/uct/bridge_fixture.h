@@ -34,6 +34,10 @@ struct RemoteBuffer {
 	std::vector<uint8_t> rkey;
 };
 
+// Allocates and registers memory of peer (kind: 0 host, 1 device); id 0
+// if either failed.
+RemoteBuffer remote_buffer(Peer &peer, int kind, uint64_t size);
+
 class BridgeEnv {
 public:
 	static BridgeEnv &get();

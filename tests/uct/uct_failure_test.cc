@@ -687,11 +687,9 @@ TEST(NoModule, UnmappedRegisteredDeviceMemoryIsRefused)
 		ASSERT_TRUE(peer.ok());
 		uct_ep_h ep;
 		ASSERT_EQ(i.connect(peer.address(), &ep), UCS_OK);
-		PeerMsg a = peer.call(kAlloc, 1, kLen);
-		ASSERT_EQ(a.status, 0);
-		PeerMsg g = peer.call(kReg, a.a, 0, 0, kLen);
-		ASSERT_EQ(g.status, 0);
-		RemoteKey rk(Bytes(g.blob, g.blob + g.blob_len));
+		RemoteBuffer r = remote_buffer(peer, 1, kLen);
+		ASSERT_NE(r.id, 0u);
+		RemoteKey rk(r.rkey);
 		ASSERT_EQ(rk.status(), UCS_OK);
 		hlipc::DeviceBuffer mem;
 		ASSERT_EQ(mem.create(dev, kLen), 0);
@@ -699,14 +697,14 @@ TEST(NoModule, UnmappedRegisteredDeviceMemoryIsRefused)
 		Registration reg(va, kLen);
 		ASSERT_EQ(reg.status(), UCS_OK);
 		for (bool get : {false, true})
-			EXPECT_EQ(zcopy(i, ep, get, va, reg.memh(), a.b, rk.rkey(), kLen), UCS_OK);
-		ASSERT_EQ(peer.call(kFill, a.a, 71, 0, kLen, 0).status, 0);
+			EXPECT_EQ(zcopy(i, ep, get, va, reg.memh(), r.addr, rk.rkey(), kLen), UCS_OK);
+		ASSERT_EQ(peer.call(kFill, r.id, 71, 0, kLen, 0).status, 0);
 		mem.reset();  // unmapped and freed while still registered
 		for (bool get : {false, true})
-			EXPECT_EQ(zcopy(i, ep, get, va, reg.memh(), a.b, rk.rkey(), kLen),
+			EXPECT_EQ(zcopy(i, ep, get, va, reg.memh(), r.addr, rk.rkey(), kLen),
 				  UCS_ERR_INVALID_ADDR);
-		EXPECT_EQ(peer.call(kCheck, a.a, 71, 0, kLen, 0).a, 0u);
-		peer.call(kFree, a.a);
+		EXPECT_EQ(peer.call(kCheck, r.id, 71, 0, kLen, 0).a, 0u);
+		peer.call(kFree, r.id);
 		uct_ep_destroy(ep);
 	}
 	hlthunk_close(dev);
