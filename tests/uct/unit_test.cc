@@ -517,8 +517,8 @@ TEST(StagingServer, ServesAdmittedLanes)
 {
 	ServerAndLane s;
 	std::vector<unsigned char> mem(8192, 0);
-	StagedRegion rw{reinterpret_cast<uintptr_t>(mem.data()), 8192, false, "", true, 0, false};
-	StagedRegion ro{reinterpret_cast<uintptr_t>(mem.data()), 8192, false, "", false, 0, false};
+	StagedRegion rw{reinterpret_cast<uintptr_t>(mem.data()), 8192, false, true, 0, false};
+	StagedRegion ro{reinterpret_cast<uintptr_t>(mem.data()), 8192, false, false, 0, false};
 	const uint64_t krw = Registry::get().add(rw), kro = Registry::get().add(ro);
 	struct Case {
 		SlotOp op;
@@ -621,7 +621,7 @@ TEST(StagingServer, MovesALanesPiecesInTheOrderPosted)
 {
 	ServerAndLane s;
 	uint64_t word = 0;
-	StagedRegion reg{reinterpret_cast<uintptr_t>(&word), sizeof(word), false, "", true, 0, false};
+	StagedRegion reg{reinterpret_cast<uintptr_t>(&word), sizeof(word), false, true, 0, false};
 	const uint64_t key = Registry::get().add(reg);
 	const uint64_t first = 1, second = 2, third = 3;
 	ASSERT_EQ(s.peer.claim(), 0);
@@ -657,7 +657,7 @@ TEST(StagingServer, NoPieceOvertakesAnEarlierOneWhileItServes)
 {
 	ServerAndLane s;
 	uint64_t word = 0;
-	StagedRegion reg{reinterpret_cast<uintptr_t>(&word), sizeof(word), false, "", true, 0, false};
+	StagedRegion reg{reinterpret_cast<uintptr_t>(&word), sizeof(word), false, true, 0, false};
 	const uint64_t key = Registry::get().add(reg);
 	std::atomic<bool> stop{false};
 	std::thread server([&] {

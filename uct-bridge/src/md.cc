@@ -269,10 +269,9 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 	r.addr = addr;
 	r.length = length;
 	r.device = m->device;
-	memcpy(r.bus, m->bus, sizeof(r.bus));
 	r.writable = m->remote_writable;
 	r.dev = m->dev;
-	r.exported = m->device && m->cookie != 0;
+	r.exported = m->exported();
 	m->stage_key = Registry::get().add(r);
 	ucs_trace("gaudi_ipc: registered %p..%p %s%s%s cookie 0x%" PRIx64 " key 0x%" PRIx64,
 		  address, UCS_PTR_BYTE_OFFSET(address, length),

@@ -29,6 +29,10 @@ struct Memh {
 	bool local_writable;      // this process may get into it
 	// Staged path: the key of the process's registry (0: none).
 	uint64_t stage_key;
+
+	// Device memory whose region holds a dma-buf export of it: the driver
+	// refuses to unmap it until it is deregistered, so it stays mapped.
+	bool exported() const { return device && cookie != 0; }
 };
 
 }  // namespace gaudi_ipc

@@ -19,9 +19,8 @@ struct StagedRegion {
 	uint64_t addr;   // host pointer or device VA, as registered
 	uint64_t length;
 	bool device;     // device memory (addr is a device VA)
-	char bus[16];    // its device
 	bool writable;   // peers may put into it
-	int dev;         // device_index(bus)
+	int dev;         // its device (device_index)
 	bool exported;   // the registration holds an export of it: it stays mapped
 };
 

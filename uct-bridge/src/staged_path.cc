@@ -448,8 +448,7 @@ ucs_status_t StagedPath::zcopy(Ep *ep, const std::shared_ptr<StagedPeer> &peer, 
 			continue;
 		const auto *m = static_cast<const Memh *>(iov[i].memh);
 		op->pieces.push_back(Piece{reinterpret_cast<uintptr_t>(iov[i].buffer), len,
-					   m->device ? m->dev : kHostDevice,
-					   m->device && m->cookie != 0});
+					   m->device ? m->dev : kHostDevice, m->exported()});
 		op->total += len;
 	}
 	ucs_status_t st = backlog_.empty() ? post_pieces(op) : UCS_INPROGRESS;
