@@ -69,10 +69,16 @@ double now()
 		.count();
 }
 
+// When the transfer being timed began: a path that notes where its time
+// goes reads this instead of the clock, so that every path is timed with
+// the same clock reads (under TCG a read can cost microseconds).
+double g_timed_start = 0;
+
 // Seconds one call of f took.
 double timed(const std::function<bool()> &f)
 {
-	double t0 = now();
+	const double t0 = now();
+	g_timed_start = t0;
 	if (!f()) {
 		fprintf(stderr, "uct_bench: a transfer failed\n");
 		exit(1);
@@ -306,14 +312,16 @@ int main(int argc, char **argv)
 	}
 	// Where a staged transfer's time goes, per size of the run being
 	// measured: the put_zcopy call (A's DMA into staging, the post, the
-	// rings), the wait for B, and whether A went to sleep meanwhile.
+	// rings), the wait for B, and whether A went to sleep meanwhile.  The
+	// call's end is the one clock read this adds to the transfer: the
+	// demo's hand-over reads the clock once too, when it starts waiting.
 	struct Phases {
 		std::vector<double> call, wait;
 		int slept = 0;
 	};
 	Phases *phases = nullptr;
 	auto put = [&](const Iface &i, uct_ep_h ep, uint64_t len) {
-		const double t0 = now();
+		const bool noted = phases && &i == &ist;
 		bool slept = false;
 		uct_iov_t iov;
 		memset(&iov, 0, sizeof(iov));
@@ -326,20 +334,27 @@ int main(int argc, char **argv)
 		while ((st = uct_ep_put_zcopy(ep, &iov, 1, dst_addr, rk.rkey(), &c.comp)) ==
 		       UCS_ERR_NO_RESOURCE)
 			i.progress();
-		const double t1 = now();
+		const double t1 = noted ? now() : 0;
 		if (st == UCS_INPROGRESS) {
 			int fd = &i == &ich ? evfd_ch : evfd_st;
 			const double spin = hlipc::PeerLink::kSpinNs * 1e-9;
-			double spin_end = now() + spin;
 			// The clock is read every 64 idle turns, as the demo's
-			// hand-over does: under TCG a read can cost as much as
-			// a turn of progress.
+			// hand-over does (under TCG a read can cost as much as a
+			// turn of progress), and never on the way out: the spin
+			// window starts, or starts again after progress did
+			// something, at the next read.
+			double spin_end = noted ? t1 + spin : 0;
 			for (unsigned turn = 1; !c.done; turn++) {
 				if (i.progress()) {
-					spin_end = now() + spin;
+					spin_end = 0;
 					continue;
 				}
-				if (turn % 64 || now() < spin_end)
+				if (turn % 64)
+					continue;
+				const double t = now();
+				if (spin_end == 0)
+					spin_end = t + spin;
+				if (t < spin_end)
 					continue;
 				if (uct_iface_event_arm(i.iface(), UCT_EVENT_SEND_COMP) == UCS_OK) {
 					slept = true;
@@ -352,9 +367,9 @@ int main(int argc, char **argv)
 			}
 			st = c.status;
 		}
-		if (phases && &i == &ist) {
-			phases->call.push_back(t1 - t0);
-			phases->wait.push_back(now() - t1);
+		if (noted) {
+			// The wait is the rest of the transfer's time (below).
+			phases->call.push_back(t1 - g_timed_start);
 			phases->slept += slept;
 		}
 		return st == UCS_OK;
@@ -421,6 +436,9 @@ int main(int argc, char **argv)
 					for (int k = 0; k < 4; k++) {
 						int p = (i + k) % 4;
 						t[p].push_back(timed(fs[p]));
+						if (p == 2)
+							phases->wait.push_back(t[p].back() -
+									       phases->call.back());
 					}
 			}
 			rows.push_back(Row{s, reps, summarize(t[0]), summarize(t[1]),
