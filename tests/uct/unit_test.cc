@@ -25,6 +25,7 @@
 
 #include "addresses.h"
 #include "admission.h"
+#include "issue_window.h"
 #include "mailbox.h"
 #include "node_identity.h"
 #include "process_handle.h"
@@ -135,6 +136,37 @@ TEST(RkeyFormat, InconsistentFields)
 			  memset(k.bus, 0, sizeof(k.bus));
 		  }),
 		  RkeyCheck::Ok);
+}
+
+TEST(IssueWindow, OldestInFlightWhateverTheOrderOfRetiring)
+{
+	IssueWindow w;
+	EXPECT_TRUE(w.empty());
+	EXPECT_EQ(w.oldest(), UINT64_MAX);
+	EXPECT_EQ(w.newest(), 0u);
+	for (uint64_t n = 1; n <= 1000; n++)
+		ASSERT_EQ(w.issue(), n);
+	// Every other one retires first: the oldest is still the first.
+	for (uint64_t n = 2; n <= 1000; n += 2)
+		w.retire(n);
+	EXPECT_EQ(w.oldest(), 1u);
+	w.retire(1);
+	EXPECT_EQ(w.oldest(), 3u);
+	// Numbers not in flight, retired again or never issued, change nothing.
+	w.retire(1);
+	w.retire(2);
+	w.retire(0);
+	w.retire(5000);
+	EXPECT_EQ(w.oldest(), 3u);
+	for (uint64_t n = 999; n >= 5; n -= 2)
+		w.retire(n);
+	EXPECT_EQ(w.oldest(), 3u);
+	w.retire(3);
+	EXPECT_TRUE(w.empty());
+	EXPECT_EQ(w.oldest(), UINT64_MAX);
+	EXPECT_EQ(w.newest(), 1000u);
+	EXPECT_EQ(w.issue(), 1001u);
+	EXPECT_EQ(w.oldest(), 1001u);
 }
 
 TEST(Identity, ProcessesAndNodes)

@@ -73,7 +73,7 @@ ucs_status_t Ep::may_start()
 	if (failed_ != UCS_OK)
 		return failed_;
 	if (fence_at_) {
-		if (!outstanding_.empty() && *outstanding_.begin() <= fence_at_)
+		if (in_flight_.oldest() <= fence_at_)
 			return UCS_ERR_NO_RESOURCE;  // operations before the fence go first
 		fence_at_ = 0;  // they have
 	}
@@ -433,12 +433,12 @@ ucs_status_t Ep::flush(unsigned flags, uct_completion_t *comp)
 	}
 	if (has_pending())
 		return UCS_ERR_NO_RESOURCE;
-	if (outstanding_.empty()) {
+	if (in_flight_.empty()) {
 		UCT_TL_EP_STAT_FLUSH(&h_.super);
 		return UCS_OK;
 	}
 	if (comp)
-		flushes_.push_back(FlushWaiter{issued_, comp});
+		flushes_.push_back(FlushWaiter{in_flight_.newest(), comp});
 	UCT_TL_EP_STAT_FLUSH_WAIT(&h_.super);
 	return UCS_INPROGRESS;
 }
@@ -447,7 +447,7 @@ void Ep::check_flushes()
 {
 	if (flushes_.empty())
 		return;
-	const uint64_t oldest = outstanding_.empty() ? UINT64_MAX : *outstanding_.begin();
+	const uint64_t oldest = in_flight_.oldest();
 	std::vector<uct_completion_t *> done;
 	for (auto it = flushes_.begin(); it != flushes_.end();) {
 		if (it->upto < oldest) {
@@ -464,8 +464,8 @@ void Ep::check_flushes()
 
 ucs_status_t Ep::fence(unsigned)
 {
-	if (!outstanding_.empty())
-		fence_at_ = issued_;
+	if (!in_flight_.empty())
+		fence_at_ = in_flight_.newest();
 	UCT_TL_EP_STAT_FENCE(&h_.super);
 	return UCS_OK;
 }

@@ -6,11 +6,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <vector>
 
 #include "addresses.h"
 #include "iface.h"
+#include "issue_window.h"
 #include "ucx.h"
 
 namespace gaudi_ipc {
@@ -57,8 +57,8 @@ public:
 	ucs_status_t check(unsigned flags, uct_completion_t *comp);
 
 	// Bookkeeping of operations (called by the interface's Ops).
-	uint64_t issue() { outstanding_.insert(++issued_); return issued_; }
-	void retire(uint64_t index) { outstanding_.erase(index); }
+	uint64_t issue() { return in_flight_.issue(); }
+	void retire(uint64_t index) { in_flight_.retire(index); }
 	bool has_pending() const { return !ucs_queue_is_empty(&pending_); }
 	// Runs pending requests while they succeed; false if one could not.
 	bool dispatch_pending();
@@ -109,8 +109,7 @@ private:
 	uint64_t peer_nonce_;
 	std::shared_ptr<StagedPeer> staged_;
 
-	uint64_t issued_ = 0;
-	std::set<uint64_t> outstanding_;  // indexes of operations in flight
+	IssueWindow in_flight_;  // its operations, by issue number
 	uint64_t fence_at_ = 0;           // ops up to this index go first
 	struct FlushWaiter {
 		uint64_t upto;

@@ -5,9 +5,22 @@
 
 namespace gaudi_ipc {
 
+namespace {
+
+// Operations over are kept for reuse, up to this many: with their
+// vectors' memory, an operation costs no allocation in the steady state.
+constexpr size_t kSpareOps = 64;
+// Nor is a buffered operation's bounce buffer kept beyond this size.
+constexpr size_t kKeepBounce = 64 << 10;
+
+}  // namespace
+
 Op *Ops::start(Ep *ep, uct_completion_t *comp)
 {
-	ops_.emplace_back();
+	if (spare_.empty())
+		ops_.emplace_back();
+	else
+		ops_.splice(ops_.end(), spare_, spare_.begin());
 	Op *op = &ops_.back();
 	op->self = std::prev(ops_.end());
 	op->ep = ep;
@@ -43,7 +56,30 @@ void Ops::discard(Op *op)
 	if (op->ep)
 		op->ep->retire(op->index);
 	inflight_--;
-	ops_.erase(op->self);
+	recycle(op);
+}
+
+void Ops::recycle(Op *op)
+{
+	if (spare_.size() >= kSpareOps) {
+		ops_.erase(op->self);
+		return;
+	}
+	// A new operation's state, but for the memory its vectors hold.
+	const std::list<Op>::iterator self = op->self;
+	std::vector<struct hlthunk_ipc_copy> copies = std::move(op->copies);
+	std::vector<Piece> pieces = std::move(op->pieces);
+	std::vector<unsigned char> bounce = std::move(op->bounce);
+	*op = Op();
+	copies.clear();
+	pieces.clear();
+	op->copies = std::move(copies);
+	op->pieces = std::move(pieces);
+	if (bounce.capacity() <= kKeepBounce) {
+		bounce.clear();
+		op->bounce = std::move(bounce);
+	}
+	spare_.splice(spare_.end(), ops_, self);
 }
 
 void Ops::forget_ep(Ep *ep)
@@ -93,7 +129,7 @@ void Ops::retire_front(Ep **ep, uct_completion_t **comp, ucs_status_t *status)
 	if (op->ep)
 		op->ep->retire(op->index);
 	inflight_--;
-	ops_.erase(op->self);
+	recycle(op);
 }
 
 }  // namespace gaudi_ipc

@@ -54,6 +54,8 @@ public:
 
 private:
 	void maybe_finish(Op *op);
+	// An operation over leaves the books: kept for reuse, or freed.
+	void recycle(Op *op);
 	// Takes the oldest finished operation off the books: its endpoint,
 	// completion and status.
 	void retire_front(Ep **ep, uct_completion_t **comp, ucs_status_t *status);
@@ -61,6 +63,7 @@ private:
 	unsigned max_inflight_;
 	unsigned inflight_ = 0;
 	std::list<Op> ops_;
+	std::list<Op> spare_;  // operations over, for reuse
 	std::deque<Op *> finished_;
 };
 

@@ -27,7 +27,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,7 +66,7 @@ struct StagedPeer {
 	ProcessHandle process;          // the owner, by its pidfd
 	PeerMailbox mb;
 	HostOnDevices staging;          // its staging memory on our devices
-	std::list<Chunk> chunks;        // posted, not yet taken back
+	std::vector<Chunk> chunks;      // posted, not yet taken back
 	std::vector<uint32_t> abandoned;  // given up while served: freed when done
 	uint64_t last_check = 0;
 	uint64_t last_full_ring = 0;

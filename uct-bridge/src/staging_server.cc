@@ -235,6 +235,8 @@ void StagingServer::take_in_order(std::vector<Item> *items)
 		if (items->size() == before || items->size() >= slots)
 			break;
 	}
+	if (items->size() < 2)
+		return;  // (stable_sort would allocate its buffer even so)
 	std::stable_sort(items->begin(), items->end(), [](const Item &a, const Item &b) {
 		return a.req.lane != b.req.lane ? a.req.lane < b.req.lane : a.req.seq < b.req.seq;
 	});
