@@ -65,6 +65,32 @@ struct Op {
 	uct_unpack_callback_t unpack = nullptr;
 	void *unpack_arg = nullptr;
 	std::vector<unsigned char> bounce;
+
+	// Every field above back to a new operation's, but for the memory
+	// the vectors hold and `self` (operations are reused, ops.h).
+	void reset()
+	{
+		ep = nullptr;
+		comp = nullptr;
+		status = UCS_OK;
+		parts = 0;
+		started = false;
+		finished = false;
+		index = 0;
+		copies.clear();
+		copy_index = 0;
+		copy_done = 0;
+		get = false;
+		pieces.clear();
+		total = 0;
+		posted = 0;
+		key = 0;
+		remote_off = 0;
+		peer.reset();
+		unpack = nullptr;
+		unpack_arg = nullptr;
+		bounce.clear();
+	}
 };
 
 }  // namespace gaudi_ipc

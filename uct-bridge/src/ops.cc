@@ -65,21 +65,10 @@ void Ops::recycle(Op *op)
 		ops_.erase(op->self);
 		return;
 	}
-	// A new operation's state, but for the memory its vectors hold.
-	const std::list<Op>::iterator self = op->self;
-	std::vector<struct hlthunk_ipc_copy> copies = std::move(op->copies);
-	std::vector<Piece> pieces = std::move(op->pieces);
-	std::vector<unsigned char> bounce = std::move(op->bounce);
-	*op = Op();
-	copies.clear();
-	pieces.clear();
-	op->copies = std::move(copies);
-	op->pieces = std::move(pieces);
-	if (bounce.capacity() <= kKeepBounce) {
-		bounce.clear();
-		op->bounce = std::move(bounce);
-	}
-	spare_.splice(spare_.end(), ops_, self);
+	op->reset();
+	if (op->bounce.capacity() > kKeepBounce)
+		std::vector<unsigned char>().swap(op->bounce);
+	spare_.splice(spare_.end(), ops_, op->self);
 }
 
 void Ops::forget_ep(Ep *ep)

@@ -7,7 +7,7 @@
 // destroy its endpoint, start operations or close peers, and nothing of
 // the paths is being iterated then.  An operation leaves its endpoint's
 // books (and a flush may complete) only when its completion has been
-// called.
+// called; it is then kept for reuse, with the memory its vectors hold.
 #pragma once
 
 #include <cstdint>

@@ -64,7 +64,8 @@ public:
 	std::vector<int> lines();
 
 	// Serves every posted slot, or returns 0 at once if another thread
-	// is serving.  Returns how many it served.
+	// is serving.  Returns how many it served.  For the interface's
+	// progress (one thread) alone.
 	unsigned serve();
 	// Serves every posted slot, and the slots peers post while it stays
 	// awake (see above).  Returns how many it served.
@@ -108,6 +109,7 @@ private:
 	DeviceDmaSet dma_;
 	HostOnDevices staging_on_;  // after dma_: unmapped first
 	uint64_t last_sweep_ns_ = 0;
+	unsigned idle_turns_ = 0;  // serve()'s, from progress alone
 	// serve_locked()'s scratch, kept for what it allocated.
 	std::vector<Item> items_;
 	std::map<int, std::vector<DmaCopy>> copies_;
