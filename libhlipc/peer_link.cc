@@ -13,16 +13,11 @@
 #include <ctime>
 #include <new>
 
+#include "clocks.h"
+
 namespace hlipc {
 
 namespace {
-
-int64_t now_ns()
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // The futex word is shared between processes: no FUTEX_PRIVATE_FLAG.
 long futex(std::atomic<uint32_t> *word, int op, uint32_t val, const struct timespec *ts)
@@ -91,9 +86,9 @@ void PeerLink::bump(std::atomic<uint32_t> *word)
 
 void PeerLink::wait_change(std::atomic<uint32_t> *word, uint32_t old)
 {
-	const int64_t spin_end = now_ns() + kSpinNs;
+	const uint64_t spin_end = now_ns() + kSpinNs;
 	for (unsigned i = 0; word->load(std::memory_order_acquire) == old; i++) {
-		if ((i & 63) || now_ns() < spin_end) {
+		if ((i % kSpinTurnsPerClockRead) || now_ns() < spin_end) {
 			__builtin_ia32_pause();
 			continue;
 		}

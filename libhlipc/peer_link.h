@@ -18,7 +18,7 @@ class PeerLink {
 public:
 	static constexpr size_t kMaxMsg = 256;
 	// How long a waiter spins before it sleeps.
-	static constexpr int64_t kSpinNs = 200 * 1000;
+	static constexpr uint64_t kSpinNs = 200 * 1000;
 	// What a message may be: copied as bytes through the page.
 	template <class T>
 	static constexpr bool kFits = sizeof(T) <= kMaxMsg && std::is_trivially_copyable_v<T>;

@@ -202,7 +202,7 @@ ucs_status_t StagedPath::connect(StagedPeer &p)
 	}
 	(void)events_.watch(p.line.get());
 	(void)events_.watch(p.process.fd());
-	p.deadline = coarse_ns() + set_.peer_timeout_ns;
+	p.deadline = hlipc::coarse_ns() + set_.peer_timeout_ns;
 	struct pollfd pf = {p.line.get(), POLLIN, 0};
 	(void)poll(&pf, 1, kWelcomeWaitMs);
 	take_welcome(p);
@@ -215,7 +215,7 @@ void StagedPath::take_welcome(StagedPeer &p)
 	hl::UniqueFd memfd;
 	int rc = recv_welcome(p.line.get(), &w, &memfd);
 	if (rc == -EAGAIN) {
-		if (coarse_ns() > p.deadline) {
+		if (hlipc::coarse_ns() > p.deadline) {
 			ucs_error("gaudi_ipc: pid %u did not admit this process to its staged "
 				  "path within UCX_GAUDI_IPC_PEER_TIMEOUT", p.owner.pid);
 			fail_peer(p, UCS_ERR_TIMED_OUT);
@@ -289,7 +289,7 @@ int StagedPath::claim(StagedPeer &p)
 		return i;
 	// All taken: ring the owner (it frees the slots of initiators that
 	// left when it looks), at most every 50 ms.
-	const uint64_t now = coarse_ns();
+	const uint64_t now = hlipc::coarse_ns();
 	if (now - p.last_full_ring > kFullRingNs) {
 		p.last_full_ring = now;
 		ring(p);
@@ -301,7 +301,7 @@ void StagedPath::post(StagedPeer &p, uint32_t slot, Op *op, SlotOp sop, uint64_t
 		      uint64_t len)
 {
 	p.mb.post(slot, sop, op->key, op->remote_off + pos, len);
-	p.chunks.push_back(StagedPeer::Chunk{slot, op, pos, len, coarse_ns()});
+	p.chunks.push_back(StagedPeer::Chunk{slot, op, pos, len, hlipc::coarse_ns()});
 	op->parts++;
 	if (!p.mb.owner_awake())
 		ring(p);
@@ -618,7 +618,7 @@ void StagedPath::clear_plan()
 unsigned StagedPath::progress()
 {
 	unsigned n = server_ ? server_->serve() : 0;
-	const uint64_t now = coarse_ns();
+	const uint64_t now = hlipc::coarse_ns();
 	// No callback runs in here (completions are queued), so no peer comes
 	// or goes while they are walked.
 	for (auto &kv : peers_)
@@ -732,7 +732,7 @@ bool StagedPath::has_work(bool want_rings)
 {
 	if (!backlog_.empty())
 		return true;
-	const uint64_t now = coarse_ns();
+	const uint64_t now = hlipc::coarse_ns();
 	uint64_t next = UINT64_MAX;  // the next deadline
 	for (auto &kv : peers_) {
 		StagedPeer &p = *kv.second;

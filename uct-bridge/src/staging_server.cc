@@ -146,14 +146,14 @@ unsigned StagingServer::serve_awake()
 		// up to the linger time, else up to the spin time, both counted
 		// from the last piece served, so that a long transfer keeps the
 		// server awake piece after piece.
-		const uint64_t served_at = now_ns();
+		const uint64_t served_at = hlipc::now_ns();
 		for (unsigned i = 1; !mb_.has_posted(); i++) {
-			if (i % kSpinTurnsPerClockRead) {
+			if (i % hlipc::kSpinTurnsPerClockRead) {
 				cpu_relax();
 				continue;
 			}
 			const uint64_t wait = mb_.any_claimed() ? set_.linger_ns : set_.spin_ns;
-			if (now_ns() - served_at >= wait)
+			if (hlipc::now_ns() - served_at >= wait)
 				break;
 			// A peer on this CPU (a loopback transfer) must get to run.
 			sched_yield();
@@ -291,7 +291,7 @@ void StagingServer::sweep_departed()
 	// An initiator whose line outlives it (a child it forked holds the
 	// line) is noticed by its pidfd, at most once a second: its slots are
 	// freed, and nothing is rung for it.
-	const uint64_t now = coarse_ns();
+	const uint64_t now = hlipc::coarse_ns();
 	if (now - last_sweep_ns_ < 1000000000ull)
 		return;
 	last_sweep_ns_ = now;

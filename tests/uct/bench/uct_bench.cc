@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "clocks.h"
 #include "hlthunk.h"
 #include "peer.h"
 #include "rkey_format.h"
@@ -349,7 +350,7 @@ int main(int argc, char **argv)
 					spin_end = 0;
 					continue;
 				}
-				if (turn % 64)
+				if (turn % hlipc::kSpinTurnsPerClockRead)
 					continue;
 				const double t = now();
 				if (spin_end == 0)

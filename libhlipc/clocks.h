@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The staged path's clocks.  Where the kernel's clocksource is not the TSC
+// Clocks for loops that poll shared memory (the transport's staged path,
+// the demo's hand-over).  Where the kernel's clocksource is not the TSC
 // (HPET on a guest without an invariant TSC, as under QEMU's TCG), a
 // precise clock read is a system call and a device read: microseconds,
 // as much as the rest of a loop that polls shared memory.  Timeouts of
@@ -12,7 +13,7 @@
 
 #include <cstdint>
 
-namespace gaudi_ipc {
+namespace hlipc {
 
 inline uint64_t clock_ns(clockid_t id)
 {
@@ -37,4 +38,4 @@ inline uint64_t coarse_ns()
 // Turns of a spin between two reads of the precise clock.
 constexpr unsigned kSpinTurnsPerClockRead = 64;
 
-}  // namespace gaudi_ipc
+}  // namespace hlipc
