@@ -16,12 +16,12 @@ public:
 	uint64_t issue()
 	{
 		done_.push_back(false);
-		return ++issued_;
+		return newest();
 	}
 	// Operation n is over; numbers not in flight are ignored.
 	void retire(uint64_t n)
 	{
-		if (n <= base_ || n > issued_)
+		if (n <= base_ || n > newest())
 			return;
 		done_[n - base_ - 1] = true;
 		while (!done_.empty() && done_.front()) {
@@ -33,12 +33,11 @@ public:
 	// The oldest operation in flight; UINT64_MAX when none is.
 	uint64_t oldest() const { return done_.empty() ? UINT64_MAX : base_ + 1; }
 	// The newest operation issued; 0 before the first.
-	uint64_t newest() const { return issued_; }
+	uint64_t newest() const { return base_ + done_.size(); }
 
 private:
-	uint64_t issued_ = 0;
 	uint64_t base_ = 0;      // every operation up to this one is over
-	std::deque<bool> done_;  // operations base_ + 1 ... issued_
+	std::deque<bool> done_;  // operations base_ + 1 ... newest()
 };
 
 }  // namespace gaudi_ipc
