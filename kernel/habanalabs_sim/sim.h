@@ -526,6 +526,7 @@ void sim_stream_signal(struct sim_ctx *ctx, int idx, struct sim_signal *sig);
 
 /* sim_sm.c */
 extern atomic_t sim_sm_lost_writes;	/* monitor writes that hit nothing */
+extern atomic_t sim_sm_cut_cascades;	/* cascades that ran out of steps */
 int sim_sm_init(struct sim_device *sdev);
 void sim_sm_fini(struct sim_device *sdev);
 void sim_sm_reset(struct sim_device *sdev);

@@ -1130,6 +1130,8 @@ static int sim_cs_run_jobs(struct sim_cs *cs)
 					continue;
 				}
 				op = &f->ops[f->next];
+				/* Every command is bounded: the CPU is handed on between them. */
+				cond_resched();
 				rc = sim_cs_check(cs);
 				if (rc)
 					return rc;
@@ -1243,17 +1245,34 @@ static void sim_cs_work(struct work_struct *work)
 	mutex_unlock(&sdev->engine);
 }
 
-static u64 sim_cs_bytes(const struct sim_cs *cs)
+/*
+ * Whether a CS is short enough for its submitter to run it: no FENCE, at
+ * most SIM_CS_INLINE_OPS commands and no CB_LIST (which calls more), and
+ * at most cs_inline_bytes to copy.  Every command but a copy is bounded
+ * (a sync-manager write by its cascade's steps), so such a CS takes
+ * milliseconds at most; anything longer runs on the device's worker,
+ * where its owner's close or death stops it.
+ */
+#define SIM_CS_INLINE_OPS	64
+
+static bool sim_cs_short(const struct sim_cs *cs)
 {
+	const struct sim_cmd *op;
 	unsigned int i, j;
 	u64 bytes = 0;
 
-	for (i = 0; i < cs->njobs; i++)
-		for (j = 0; j < cs->jobs[i].own.nops; j++)
-			if (cs->jobs[i].own.ops[j].kind == SIM_CMD_DMA)
-				bytes += (u64)cs->jobs[i].own.ops[j].len *
-					 cs->jobs[i].own.ops[j].repeat;
-	return bytes;
+	if (cs->has_fence || cs->nops > SIM_CS_INLINE_OPS)
+		return false;
+	for (i = 0; i < cs->njobs; i++) {
+		for (j = 0; j < cs->jobs[i].own.nops; j++) {
+			op = &cs->jobs[i].own.ops[j];
+			if (op->kind == SIM_CMD_CB_LIST)
+				return false;
+			if (op->kind == SIM_CMD_DMA)
+				bytes += (u64)op->len * op->repeat;
+		}
+	}
+	return bytes <= sim_cs_inline_bytes;
 }
 
 /*
@@ -1270,8 +1289,7 @@ static void sim_cs_start(struct sim_cs *cs)
 {
 	struct sim_device *sdev = cs->ctx->sdev;
 
-	if (!sim_cs_delay_ms && !cs->has_fence &&
-	    sim_cs_bytes(cs) <= sim_cs_inline_bytes &&
+	if (!sim_cs_delay_ms && sim_cs_short(cs) &&
 	    mutex_trylock(&sdev->engine)) {
 		/* This CS is the only one submitted and not completed. */
 		if (atomic_read(&sdev->cs_inflight) == 1) {

@@ -67,6 +67,7 @@ static struct dentry *sim_debugfs;
 atomic_t sim_alloc_interrupted;
 atomic_t sim_cs_inline_count;
 atomic_t sim_sm_lost_writes;
+atomic_t sim_sm_cut_cascades;
 atomic_t sim_irq_lost;
 
 static int sim_events_show(struct seq_file *m, void *unused)
@@ -75,6 +76,8 @@ static int sim_events_show(struct seq_file *m, void *unused)
 		   atomic_read(&sim_alloc_interrupted));
 	seq_printf(m, "cs_inline %d\n", atomic_read(&sim_cs_inline_count));
 	seq_printf(m, "sm_lost_writes %d\n", atomic_read(&sim_sm_lost_writes));
+	seq_printf(m, "sm_cut_cascades %d\n",
+		   atomic_read(&sim_sm_cut_cascades));
 	seq_printf(m, "irq_lost %d\n", atomic_read(&sim_irq_lost));
 	return 0;
 }

@@ -46,8 +46,34 @@
 /* Bytes between one completion queue register array and the next. */
 #define SIM_SM_CQ_STRIDE (GAUDI2_SM_CQ_BASE_ADDR_H_0 - GAUDI2_SM_CQ_BASE_ADDR_L_0)
 
-/* A monitor's payload writes may hit SOBs that fire others: bounded. */
+/*
+ * What one write from a queue sets off: a SOB write makes armed monitors
+ * look at their group, a fired monitor writes up to four payloads, and
+ * those may fire others.  The hardware does it in bounded time; the
+ * emulation bounds a cascade in depth and in steps (monitors looked at
+ * or fired), so that no CS command costs more than a few milliseconds
+ * of CPU.  A monitor the cascade did not reach stays armed, and fires
+ * when the next write to its group finds its condition true.  Cascades
+ * cut short are counted for debugfs.
+ */
 #define SIM_SM_MAX_DEPTH	4
+#define SIM_SM_MAX_STEPS	16384
+
+struct sim_sm_walk {
+	unsigned int depth;
+	unsigned int steps;		/* left */
+	bool cut;			/* ran out of steps */
+};
+
+static bool sim_sm_step(struct sim_sm_walk *w)
+{
+	if (!w->steps) {
+		w->cut = true;
+		return false;
+	}
+	w->steps--;
+	return true;
+}
 
 int sim_sm_init(struct sim_device *sdev)
 {
@@ -129,7 +155,7 @@ int sim_sm_check_write(struct sim_device *sdev, u32 reg, u32 value)
 }
 
 static void sim_sm_write(struct sim_ctx *ctx, u64 addr, u32 value,
-			 unsigned int depth);
+			 struct sim_sm_walk *w);
 
 /* The SOB group a monitor watches meets its ARM condition. */
 static bool sim_mon_condition(struct sim_sm *sm, const struct sim_mon *mon)
@@ -165,7 +191,7 @@ static bool sim_sm_add_mem64(struct sim_ctx *ctx, u64 addr, u64 value);
  * queue's message to its LBW address.
  */
 static void sim_cq_write(struct sim_ctx *ctx, u32 id, u32 data, bool lbw,
-			 unsigned int depth)
+			 struct sim_sm_walk *w)
 {
 	struct sim_cq *cq;
 	u64 base, lbw_addr, mask;
@@ -194,12 +220,12 @@ static void sim_cq_write(struct sim_ctx *ctx, u32 id, u32 data, bool lbw,
 	if (lbw_addr == GAUDI2_CFG_BASE + GAUDI2_PCIE_MSIX_DB)
 		sim_irq_raise(ctx->sdev, cq->lbw_data);
 	else
-		sim_sm_write(ctx, lbw_addr, cq->lbw_data, depth + 1);
+		sim_sm_write(ctx, lbw_addr, cq->lbw_data, w);
 }
 
-/* Fires monitor @id: its payload writes, then it disarms. */
+/* Fires monitor @id: its payload writes, one level deeper; it disarms. */
 static void sim_mon_fire(struct sim_ctx *ctx, unsigned int id,
-			 unsigned int depth)
+			 struct sim_sm_walk *w)
 {
 	struct sim_sm *sm = ctx->sdev->sm;
 	struct sim_mon *mon = &sm->mon[id];
@@ -208,26 +234,28 @@ static void sim_mon_fire(struct sim_ctx *ctx, unsigned int id,
 	mon->armed = false;
 	writes = ((mon->config & GAUDI2_MON_CFG_WR_NUM_MASK) >>
 		  GAUDI2_MON_CFG_WR_NUM_SHIFT) + 1;
+	w->depth++;
 	for (k = 0; k < writes && id + k < GAUDI2_SM_NUM_MONS; k++) {
 		const struct sim_mon *p = &sm->mon[id + k];
 
 		if (!k && (mon->config & GAUDI2_MON_CFG_CQ_EN))
 			sim_cq_write(ctx, p->pay_addrl, p->pay_data,
-				     mon->config & GAUDI2_MON_CFG_LBW_EN, depth);
+				     mon->config & GAUDI2_MON_CFG_LBW_EN, w);
 		else
 			sim_sm_write(ctx, (u64)p->pay_addrh << 32 | p->pay_addrl,
-				     p->pay_data, depth + 1);
+				     p->pay_data, w);
 	}
+	w->depth--;
 }
 
 /* Every armed monitor of SOB @sob's group whose condition now holds. */
 static void sim_sm_sob_changed(struct sim_ctx *ctx, unsigned int sob,
-			       unsigned int depth)
+			       struct sim_sm_walk *w)
 {
 	struct sim_sm *sm = ctx->sdev->sm;
 	unsigned int id;
 
-	if (depth >= SIM_SM_MAX_DEPTH)
+	if (w->depth >= SIM_SM_MAX_DEPTH)
 		return;
 	for (id = SIM_SM_FIRST_USER_MON; id < GAUDI2_SM_NUM_MONS; id++) {
 		struct sim_mon *mon = &sm->mon[id];
@@ -235,16 +263,18 @@ static void sim_sm_sob_changed(struct sim_ctx *ctx, unsigned int sob,
 
 		if (!mon->armed)
 			continue;
+		if (!sim_sm_step(w))
+			return;
 		gid = (mon->arm & GAUDI2_MON_ARM_GID_MASK) |
 		      ((mon->config & GAUDI2_MON_CFG_MSB_SID_MASK) >>
 		       GAUDI2_MON_CFG_MSB_SID_SHIFT) << 8;
 		if (gid == sob / 8 && sim_mon_condition(sm, mon))
-			sim_mon_fire(ctx, id, depth);
+			sim_mon_fire(ctx, id, w);
 	}
 }
 
 static void sim_sob_write(struct sim_ctx *ctx, unsigned int sob, u32 value,
-			  unsigned int depth)
+			  struct sim_sm_walk *w)
 {
 	struct sim_sm *sm = ctx->sdev->sm;
 	u32 v = value & GAUDI2_SOB_VAL_MASK;
@@ -253,11 +283,11 @@ static void sim_sob_write(struct sim_ctx *ctx, unsigned int sob, u32 value,
 		sm->sob[sob] = (sm->sob[sob] + v) & GAUDI2_SOB_VAL_MASK;
 	else
 		sm->sob[sob] = v;
-	sim_sm_sob_changed(ctx, sob, depth);
+	sim_sm_sob_changed(ctx, sob, w);
 }
 
 static void sim_mon_write(struct sim_ctx *ctx, u32 reg, u32 value,
-			  unsigned int depth)
+			  struct sim_sm_walk *w)
 {
 	struct sim_sm *sm = ctx->sdev->sm;
 	unsigned int id = ((reg - GAUDI2_SM_MON_PAY_ADDRL_0) / 4) %
@@ -277,8 +307,9 @@ static void sim_mon_write(struct sim_ctx *ctx, u32 reg, u32 value,
 	case 3:
 		mon->arm = value;
 		mon->armed = true;
-		if (depth < SIM_SM_MAX_DEPTH && sim_mon_condition(sm, mon))
-			sim_mon_fire(ctx, id, depth);
+		if (w->depth < SIM_SM_MAX_DEPTH && sim_sm_step(w) &&
+		    sim_mon_condition(sm, mon))
+			sim_mon_fire(ctx, id, w);
 		break;
 	case 4:
 		mon->config = value;
@@ -356,7 +387,7 @@ static void sim_cq_reg_write(struct sim_sm *sm, u32 reg, u32 value)
  * register): counted for debugfs.
  */
 static void sim_sm_write(struct sim_ctx *ctx, u64 addr, u32 value,
-			 unsigned int depth)
+			 struct sim_sm_walk *w)
 {
 	struct sim_sm *sm = ctx->sdev->sm;
 	u32 reg, *fence;
@@ -372,11 +403,11 @@ static void sim_sm_write(struct sim_ctx *ctx, u64 addr, u32 value,
 		return;
 	}
 	if (reg >= GAUDI2_SM_SOB_OBJ_0 && reg < SIM_SM_SOB_END) {
-		sim_sob_write(ctx, (reg - GAUDI2_SM_SOB_OBJ_0) / 4, value, depth);
+		sim_sob_write(ctx, (reg - GAUDI2_SM_SOB_OBJ_0) / 4, value, w);
 		return;
 	}
 	if (reg >= GAUDI2_SM_MON_PAY_ADDRL_0 && reg < GAUDI2_SM_MON_STATUS_0) {
-		sim_mon_write(ctx, reg, value, depth);
+		sim_mon_write(ctx, reg, value, w);
 		return;
 	}
 	if (reg >= GAUDI2_SM_CQ_BASE_ADDR_L_0 && reg < SIM_SM_CQ_END) {
@@ -388,9 +419,25 @@ static void sim_sm_write(struct sim_ctx *ctx, u64 addr, u32 value,
 		*fence += value;
 }
 
+/* Starts a cascade of at most SIM_SM_MAX_STEPS steps. */
+static void sim_sm_walk_init(struct sim_sm_walk *w)
+{
+	*w = (struct sim_sm_walk){ .steps = SIM_SM_MAX_STEPS };
+}
+
+static void sim_sm_walk_end(const struct sim_sm_walk *w)
+{
+	if (w->cut)
+		atomic_inc(&sim_sm_cut_cascades);
+}
+
 void sim_sm_reg_write(struct sim_ctx *ctx, u32 reg, u32 value)
 {
-	sim_sm_write(ctx, GAUDI2_CFG_BASE + reg, value, 0);
+	struct sim_sm_walk w;
+
+	sim_sm_walk_init(&w);
+	sim_sm_write(ctx, GAUDI2_CFG_BASE + reg, value, &w);
+	sim_sm_walk_end(&w);
 }
 
 /*
@@ -473,8 +520,13 @@ __le32 *sim_sm_scalars(struct sim_device *sdev, u32 queue, bool lower)
  */
 void sim_sm_sob_signal(struct sim_ctx *ctx, u32 sob, u32 value)
 {
-	if (!WARN_ON_ONCE(sob >= SIM_SM_FIRST_USER_SOB))
-		sim_sob_write(ctx, sob, value, 0);
+	struct sim_sm_walk w;
+
+	if (WARN_ON_ONCE(sob >= SIM_SM_FIRST_USER_SOB))
+		return;
+	sim_sm_walk_init(&w);
+	sim_sob_write(ctx, sob, value, &w);
+	sim_sm_walk_end(&w);
 }
 
 /* Whether SOB @sob has reached @val: what a wait CS's monitor waits for. */

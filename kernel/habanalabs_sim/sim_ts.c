@@ -106,13 +106,26 @@ unreserve:
 	return -ENOMEM;
 }
 
+/*
+ * Each vma holds a reference.  VM_DONTCOPY keeps fork() from copying the
+ * vma, but munmap() or mprotect() of part of it splits it and mremap()
+ * moves it: the core calls .open for every new piece and .close for every
+ * piece that goes.
+ */
+static void sim_ts_vm_open(struct vm_area_struct *vma)
+{
+	struct sim_ts_buf *buf = vma->vm_private_data;
+
+	kref_get(&buf->ref);
+}
+
 static void sim_ts_vm_close(struct vm_area_struct *vma)
 {
 	sim_ts_put(vma->vm_private_data);
 }
 
-/* VM_DONTCOPY and VM_DONTEXPAND: the vma is never duplicated. */
 static const struct vm_operations_struct sim_ts_vm_ops = {
+	.open = sim_ts_vm_open,
 	.close = sim_ts_vm_close,
 };
 

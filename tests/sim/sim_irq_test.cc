@@ -419,6 +419,84 @@ TEST_F(SimIrq, TimestampBufferMappingKeepsItsOpen)
 	EXPECT_EQ(stats()["contexts"], 0);
 }
 
+// A mapping that munmap() or mprotect() of a part splits, or mremap()
+// moves, holds the buffer once per piece: the open's handle names it
+// until the last piece and the open are gone, whatever order they go in.
+TEST_F(SimIrq, TimestampBufferMappingSplitAndMoved)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	CqCb cq(d);
+	ASSERT_TRUE(cq.ok());
+	constexpr uint32_t kElems = 4 * kPage / sizeof(uint64_t);
+	uint64_t tsh = 0;
+	ASSERT_EQ(ts_alloc(d, kElems, &tsh), 0);
+	auto *p = static_cast<uint8_t *>(mmap(nullptr, 4 * kPage, PROT_READ | PROT_WRITE,
+					      MAP_SHARED, d.fd(), tsh));
+	ASSERT_NE(p, MAP_FAILED);
+	// Four pieces: mprotect() of page 1 cuts [0] [1] [2-3], mremap()
+	// of page 3 cuts [2] [3] and moves [3].
+	ASSERT_EQ(mprotect(p + kPage, kPage, PROT_READ), 0);
+	void *spot = mmap(nullptr, kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(spot, MAP_FAILED);
+	auto *moved = static_cast<volatile uint64_t *>(
+		mremap(p + 3 * kPage, kPage, kPage, MREMAP_MAYMOVE | MREMAP_FIXED, spot));
+	ASSERT_EQ((void *)moved, spot);
+	EXPECT_EQ(mremap(p, kPage, 2 * kPage, MREMAP_MAYMOVE), MAP_FAILED)
+		<< "it does not grow";
+
+	ASSERT_EQ(munmap(p, kPage), 0);
+	ASSERT_EQ(munmap(p + 2 * kPage, kPage), 0);
+	ASSERT_EQ(munmap(p + kPage, kPage), 0);
+	ASSERT_EQ(stats()["timestamp_buffers"], 1) << "freed with a piece still mapped";
+
+	// The last piece still maps the buffer, and the handle still names it.
+	std::vector<uint32_t> setup;
+	put_cq_config(setup, kCq, cq.va, 2, kIrq, false);
+	ASSERT_EQ(d.run(setup), 0);
+	const uint32_t last = kElems - 1;
+	ASSERT_EQ(register_ts(d, kIrq, cq.handle, 0, 1, tsh, last), 0);
+	std::vector<uint32_t> fire;
+	put_cq_fire(fire, kCq, 1);
+	ASSERT_EQ(d.run(fire), 0);
+	EXPECT_NE(moved[kPage / sizeof(uint64_t) - 1], 0u) << "stamped through the moved piece";
+
+	ASSERT_EQ(munmap(spot, kPage), 0);
+	EXPECT_EQ(stats()["timestamp_buffers"], 1) << "the open's handle holds it";
+	EXPECT_EQ(mmap(nullptr, 4 * kPage, PROT_READ, MAP_SHARED, d.fd(), tsh), MAP_FAILED)
+		<< "still mapped once only";
+	// The CQ's mapping holds the file open too.
+	munmap(const_cast<uint64_t *>(cq.words), cq.size);
+	cq.words = nullptr;
+	d.close_fd();
+	EXPECT_EQ(stats()["timestamp_buffers"], 0);
+}
+
+// A kernel-allocated CB's mapping, split and moved the same way, keeps
+// the CB until its last piece goes.
+TEST_F(SimIrq, CbMappingSplitAndMoved)
+{
+	Dev d(0);
+	ASSERT_GE(d.fd(), 0);
+	uint64_t h = 0;
+	ASSERT_EQ(d.cb_create(4 * kPage, &h), 0);
+	auto *p = static_cast<uint8_t *>(mmap(nullptr, 4 * kPage, PROT_READ | PROT_WRITE,
+					      MAP_SHARED, d.fd(), h));
+	ASSERT_NE(p, MAP_FAILED);
+	ASSERT_EQ(mprotect(p + kPage, kPage, PROT_READ), 0);
+	void *spot = mmap(nullptr, kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(spot, MAP_FAILED);
+	auto *moved = static_cast<volatile uint8_t *>(
+		mremap(p + 3 * kPage, kPage, kPage, MREMAP_MAYMOVE | MREMAP_FIXED, spot));
+	ASSERT_EQ((void *)moved, spot);
+	ASSERT_EQ(d.cb_destroy(h), 0);
+	ASSERT_EQ(munmap(p, 3 * kPage), 0);
+	EXPECT_EQ(stats()["command_buffers"], 1) << "the moved piece holds it";
+	moved[0] = 1;
+	ASSERT_EQ(munmap(spot, kPage), 0);
+	EXPECT_EQ(stats()["command_buffers"], 0);
+}
+
 // Bad input gets the driver's errnos and changes nothing.
 TEST_F(SimIrq, BadInput)
 {
