@@ -157,22 +157,25 @@ struct hl_ipc_region {
 	/*
 	 * What the memory is, to tell when two regions are the same bytes at
 	 * the same offsets: the dma-buf, or for user memory the region
-	 * itself.  User regions that may share pages with others have share
-	 * set (hl_ipc_share.c).
+	 * itself.  Regions that may share pages with others have share set
+	 * (hl_ipc_share.c).
 	 */
 	const void *backing;
+	struct hl_ipc_share *share;	/* pages other regions may hold */
+
+	/* The pages behind vaddr: pinned (user), or what the vmap shows. */
+	struct page **pages;
+	unsigned long npages;
 
 	/* HL_IPC_REGION_DMABUF */
 	struct dma_buf *dbuf;
 	struct iosys_map map;
+	bool frames_counted;		/* in hl_ipc_frames.c */
 
 	/* HL_IPC_REGION_USER */
-	struct page **pages;
-	unsigned long npages;
 	struct mm_struct *mm;		/* pinned_vm shows the pages */
 	struct user_struct *locked_user;	/* charged locked_vm, or NULL */
 	void *vbase;
-	struct hl_ipc_share *share;	/* pages other pins hold too */
 };
 
 int hl_ipc_region_register(struct hl_ipc_ctx *ctx,
@@ -305,11 +308,17 @@ static inline int hl_ipc_job_check(const struct hl_ipc_job *job,
 /* The CPU copy engine (hl_ipc_engine.c). */
 int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
 
-/* Memory identity of user regions (hl_ipc_share.c). */
+/* Memory identity (hl_ipc_share.c, hl_ipc_frames.c). */
 int hl_ipc_share_scan(struct hl_ipc_region *r);
 void hl_ipc_share_free(struct hl_ipc_region *r);
 int hl_ipc_seg_plan(const struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 		    bool in_caller);
+int hl_ipc_frames_init(void);
+void hl_ipc_frames_fini(void);
+int hl_ipc_frames_add(struct page **pages, unsigned long n,
+		      unsigned long *shared);
+void hl_ipc_frames_del(struct page **pages, unsigned long n);
+bool hl_ipc_frames_held(struct page *page);
 
 /*
  * Small copies (hl_ipc_channel_copy_small()) run without a job, in one
@@ -326,10 +335,10 @@ static inline bool hl_ipc_region_covers(const struct hl_ipc_region *r,
 }
 
 /*
- * Whether a copy's two ends may share bytes: the same memory (one
- * dma-buf, or one user region) with ranges that meet, or user regions
- * that may share pages.  hl_ipc_seg_geometry() works out how to copy
- * such ends; a small copy leaves them to it.
+ * Whether a copy's two ends may share bytes: regions that may share pages
+ * with others, or the same memory (one dma-buf, or one user region) with
+ * ranges that meet.  hl_ipc_seg_geometry() works out how to copy such
+ * ends; a small copy leaves them to it.
  */
 static inline bool hl_ipc_ends_may_share(const struct hl_ipc_region *src,
 					 u64 soff,
@@ -337,8 +346,7 @@ static inline bool hl_ipc_ends_may_share(const struct hl_ipc_region *src,
 					 u64 doff, u64 len)
 {
 	if (src->share || dst->share)
-		return src->type == HL_IPC_REGION_USER &&
-		       dst->type == HL_IPC_REGION_USER;
+		return true;
 	return src->backing == dst->backing && soff < doff + len &&
 	       doff < soff + len;
 }

@@ -5,15 +5,54 @@
  * attachment and no DMA mapping that the engine would not use (under
  * swiotlb an unused mapping copies a stale bounce buffer back over the
  * data when it is unmapped).  A vmap keeps the backing storage in place
- * until vunmap.  Copies bracket their CPU access below.
+ * until vunmap, and shows which pages it is: the region's identity
+ * (hl_ipc_share.c).  Copies bracket their CPU access below.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "hl_compat.h"
 #include "hl_ipc.h"
+
+/* The page behind a kernel address of the vmap, or NULL if none is. */
+static struct page *hl_ipc_dmabuf_page(const void *addr)
+{
+	if (is_vmalloc_addr(addr))
+		return vmalloc_to_page(addr);
+	if (virt_addr_valid(addr))
+		return virt_to_page(addr);
+	return NULL;
+}
+
+/*
+ * The pages the vmap shows.  A mapping not made of pages (an exporter
+ * that hands out I/O memory without saying so) leaves the identity of the
+ * memory unknown: refused, as I/O memory is.
+ */
+static int hl_ipc_dmabuf_pages(struct hl_ipc_region *r)
+{
+	unsigned long i;
+
+	r->npages = DIV_ROUND_UP(r->size, PAGE_SIZE);
+	r->pages = kvmalloc_array(r->npages, sizeof(*r->pages),
+				  GFP_KERNEL_ACCOUNT);
+	if (!r->pages)
+		return -ENOMEM;
+	for (i = 0; i < r->npages; i++) {
+		r->pages[i] = hl_ipc_dmabuf_page(r->vaddr + i * PAGE_SIZE);
+		if (!r->pages[i] || !pfn_valid(page_to_pfn(r->pages[i])))
+			return -EOPNOTSUPP;
+		if (!(i % 1024))
+			cond_resched();
+	}
+	return hl_ipc_share_scan(r);
+}
 
 int hl_ipc_dmabuf_import(struct hl_ipc_region *r, int fd)
 {
@@ -49,7 +88,7 @@ int hl_ipc_dmabuf_import(struct hl_ipc_region *r, int fd)
 		return -EOPNOTSUPP;
 	}
 	r->vaddr = r->map.vaddr;
-	return 0;
+	return hl_ipc_dmabuf_pages(r);
 }
 
 /* Undo whatever hl_ipc_dmabuf_import() got done. */
@@ -57,6 +96,8 @@ void hl_ipc_dmabuf_release(struct hl_ipc_region *r)
 {
 	if (!r->dbuf)
 		return;
+	hl_ipc_share_free(r);
+	kvfree(r->pages);
 	if (r->vaddr)
 		hl_dma_buf_vunmap(r->dbuf, &r->map);
 	dma_buf_put(r->dbuf);

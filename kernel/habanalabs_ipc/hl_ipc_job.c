@@ -132,7 +132,7 @@ u64 hl_ipc_job_bytes(const struct hl_ipc_job *job)
  * the ranges overlap, copy in pieces no longer than the distance between
  * them (their kernel mappings may differ, so neither memcpy nor memmove
  * on them is safe in general), in the order that never overwrites bytes
- * still to be read.  User regions that may share pages with others are
+ * still to be read.  Regions that may share pages with others are
  * planned from the pages themselves before the copy starts.
  */
 static void hl_ipc_seg_geometry(struct hl_ipc_seg *seg)

@@ -387,7 +387,15 @@ int hl_ipc_region_query(struct hl_ipc_ctx *ctx, struct hl_ipc_region_query *args
 
 int hl_ipc_regions_init(void)
 {
-	return rhashtable_init(&hl_ipc_regions, &hl_ipc_region_params);
+	int ret;
+
+	ret = rhashtable_init(&hl_ipc_regions, &hl_ipc_region_params);
+	if (ret)
+		return ret;
+	ret = hl_ipc_frames_init();
+	if (ret)
+		rhashtable_destroy(&hl_ipc_regions);
+	return ret;
 }
 
 void hl_ipc_regions_fini(void)
@@ -395,4 +403,5 @@ void hl_ipc_regions_fini(void)
 	/* Every context is closed before unload; nothing can be left. */
 	WARN_ON(atomic_read(&hl_ipc_stats.regions));
 	rhashtable_destroy(&hl_ipc_regions);
+	hl_ipc_frames_fini();
 }

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory identity of user regions: when do two regions share bytes?
+ * Memory identity: when do two regions share bytes?
  *
  * Only where they hold the same pages.  Addresses prove nothing: after
  * munmap + mmap or MADV_DONTNEED, a region registered earlier keeps the
  * old pages at an address whose mapping now has new ones, while one memfd
  * mapped twice, or shared with another process, is the same memory at two
- * addresses.
+ * addresses.  Names prove nothing either: two dma-bufs may export one
+ * allocation, and a user region may pin the pages of a dma-buf's mmap.
  *
  * Comparing the pages of every copy would cost as much as the copy, so a
- * region notes at registration which of its pages some other pin holds
- * too.  Any page that two regions share is pinned twice, and whichever
- * region pinned it second sees the first pin when it looks, so a region
- * with no such page shares none with any region registered before or
- * after it.  A copy between two such regions needs no check at all: the
+ * region notes at registration which of its pages another region may hold
+ * too.  A user region holds a pin on each of its pages, a dma-buf region
+ * counts each of its frames (hl_ipc_frames.c): whichever of two regions
+ * sharing a page registered second sees the first's pin or count when it
+ * looks, so a region with no noted page shares none with any region
+ * registered before or after it.  A copy between two such regions needs no check at all: the
  * common case costs one pointer test.  Otherwise the copy is planned from
  * the pages before it starts (hl_ipc_seg_plan()), in time proportional to
  * its length: every page of one end is looked up among the noted pages of
@@ -24,8 +26,10 @@
  * result and the copy is refused.
  *
  * Pins by anyone else (an RDMA registration, io_uring) make pages look
- * shared too, which costs only the planning.  dma-bufs are told apart by
- * the dma-buf itself: user memory and dma-bufs are never compared.
+ * shared too, which costs only the planning.  A dma-buf region's pages
+ * are those its kernel mapping shows, so this holds where the CPU engine
+ * copies; regions without one share bytes only with regions of the same
+ * dma-buf, at the same offsets.
  */
 #include <linux/bitmap.h>
 #include <linux/hash.h>
@@ -65,15 +69,16 @@ static unsigned int hl_ipc_folio_pins(struct folio *folio)
 }
 
 /*
- * Mark in @shared the pages some other pin holds too; returns how many.
- * Consecutive pages of one folio are counted together: this region holds
- * one pin on each of them, so the folio has more pins than that only if
- * someone else (or this region, elsewhere in its range) holds one too.
+ * Mark in @shared the pages some pin other than this region's holds too.
+ * Consecutive pages of one folio are counted together: a user region
+ * (@own_pin) holds one pin on each of them, so the folio has more pins
+ * than that only if someone else (or this region, elsewhere in its range)
+ * holds one too; a dma-buf region holds none.
  */
-static unsigned long hl_ipc_share_mark(struct page **pages, unsigned long n,
-				       unsigned long *shared)
+static void hl_ipc_share_mark_pins(struct page **pages, unsigned long n,
+				   bool own_pin, unsigned long *shared)
 {
-	unsigned long i, run, count = 0;
+	unsigned long i, run;
 	struct folio *folio;
 
 	for (i = 0; i < n; i += run) {
@@ -82,14 +87,25 @@ static unsigned long hl_ipc_share_mark(struct page **pages, unsigned long n,
 			if (pages[i + run] != nth_page(pages[i], run) ||
 			    page_folio(pages[i + run]) != folio)
 				break;
-		if (hl_ipc_folio_pins(folio) > run) {
+		if (hl_ipc_folio_pins(folio) > (own_pin ? run : 0))
 			bitmap_set(shared, i, run);
-			count += run;
-		}
 		if (!(i % HL_IPC_SHARE_STEP))
 			cond_resched();
 	}
-	return count;
+}
+
+/* Mark in @shared the pages a dma-buf region holds. */
+static void hl_ipc_share_mark_frames(struct page **pages, unsigned long n,
+				     unsigned long *shared)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		if (hl_ipc_frames_held(pages[i]))
+			__set_bit(i, shared);
+		if (!(i % HL_IPC_SHARE_STEP))
+			cond_resched();
+	}
 }
 
 static void hl_ipc_share_add(struct hl_ipc_share *t, unsigned long pfn,
@@ -104,8 +120,14 @@ static void hl_ipc_share_add(struct hl_ipc_share *t, unsigned long pfn,
 	t->slot[h].idx = idx + 1;
 }
 
+/*
+ * Note which of the region's pages (r->pages, r->npages) another region
+ * may hold too.  A dma-buf region also counts its frames, which
+ * hl_ipc_share_free() forgets.
+ */
 int hl_ipc_share_scan(struct hl_ipc_region *r)
 {
+	bool user = r->type == HL_IPC_REGION_USER;
 	unsigned long *shared, count, i;
 	struct hl_ipc_share *t;
 	unsigned int bits;
@@ -114,13 +136,22 @@ int hl_ipc_share_scan(struct hl_ipc_region *r)
 	shared = bitmap_zalloc(r->npages, GFP_KERNEL_ACCOUNT);
 	if (!shared)
 		return -ENOMEM;
+	if (!user) {
+		ret = hl_ipc_frames_add(r->pages, r->npages, shared);
+		if (ret)
+			goto out;
+		r->frames_counted = true;
+	}
 	/*
-	 * Our pins visible before we read the counts, as another region's
-	 * are before it reads ours: of two regions pinning one page at the
-	 * same time, at least one sees the other.
+	 * Our pins or counts visible before we read the others', as another
+	 * region's are before it reads ours: of two regions taking one page
+	 * at the same time, at least one sees the other.
 	 */
 	smp_mb();
-	count = hl_ipc_share_mark(r->pages, r->npages, shared);
+	hl_ipc_share_mark_pins(r->pages, r->npages, user, shared);
+	if (user)
+		hl_ipc_share_mark_frames(r->pages, r->npages, shared);
+	count = bitmap_weight(shared, r->npages);
 	if (!count)
 		goto out;
 
@@ -148,6 +179,9 @@ void hl_ipc_share_free(struct hl_ipc_region *r)
 {
 	kvfree(r->share);
 	r->share = NULL;
+	if (r->frames_counted)
+		hl_ipc_frames_del(r->pages, r->npages);
+	r->frames_counted = false;
 }
 
 /* What the planning found: the distances between bytes both ends name. */
@@ -230,8 +264,8 @@ static int hl_ipc_plan_scan(const struct hl_ipc_job *job,
 }
 
 /*
- * Plan a segment between two user regions of which at least one has
- * noted pages (hl_ipc_seg_geometry() marks it): find the distances at
+ * Plan a segment between two regions of which at least one has noted
+ * pages (hl_ipc_seg_geometry() marks it): find the distances at
  * which its ends share bytes and set its geometry.  Runs before the
  * segment's first byte is copied, where the caller may sleep.
  * -EINVAL when the ends share pages at different distances.

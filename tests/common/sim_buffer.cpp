@@ -95,13 +95,14 @@ void sim_free(Buffer *b)
 	b->aux_fd = -1;
 }
 
-int sim_export(const Buffer &b, int flags)
+int sim_export(const Buffer &b, int flags, uint64_t offset, uint64_t size)
 {
 	hl_mem_args a{};
 	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
 	a.in.flags = static_cast<uint32_t>(flags);
 	a.in.export_dmabuf_fd.addr = b.sim_va;
-	a.in.export_dmabuf_fd.mem_size = b.map_size;
+	a.in.export_dmabuf_fd.mem_size = size ? size : b.map_size - offset;
+	a.in.export_dmabuf_fd.offset = offset;
 	int ret = mem(b.aux_fd, &a);
 	return ret ? ret : static_cast<int>(a.out.fd);
 }

@@ -10,11 +10,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "ipc_util.h"
+#include "sim_buffer.h"
 
 using namespace hlipc;
 
@@ -302,6 +304,86 @@ TEST(Identity, PagesSharedAtTwoDistancesRefused)
 	EXPECT_EQ(copy(c.fd, c.ch, ka, 0, kb, 0, PG), 0);
 	EXPECT_EQ(memcmp(a.p + PG, a.p, PG), 0);
 	close(fd);
+}
+
+// Copies between two names of one memory, every offset and path: the
+// result is memmove's on the memory both name.  a and b are cookies of
+// regions whose byte 0 lies at byte a0 and b0 of mem (len bytes seen).
+void expect_memmove(const Ctx &c, uint8_t *mem, size_t len, uint64_t a, size_t a0,
+		    uint64_t b, size_t b0, size_t n)
+{
+	for (long shift : {1L, 8L, 4096L, 5000L, -1L, -4096L, -9000L}) {
+		for (Path p : {Path::Small, Path::Sync, Path::Async}) {
+			const size_t cn = p == Path::Small ? 3000 : n;
+			// Byte from (of mem) goes to mem byte from + shift.
+			const size_t from = 32768;
+			const size_t to = static_cast<size_t>(static_cast<long>(from) + shift);
+			ASSERT_GE(from, a0);
+			ASSERT_GE(to, b0);
+			ASSERT_LE(std::max(from, to) + cn, len);
+			fill(mem, len, static_cast<uint32_t>(shift + 11));
+			std::vector<uint8_t> ref(mem, mem + len);
+			memmove(ref.data() + to, ref.data() + from, cn);
+			uint64_t seq = 0;
+			int32_t status = 0;
+			if (p != Path::Async) {
+				ASSERT_EQ(copy(c.fd, c.ch, a, from - a0, b, to - b0, cn), 0);
+			} else {
+				ASSERT_EQ(copy(c.fd, c.ch, a, from - a0, b, to - b0, cn,
+					       HL_IPC_COPY_ASYNC, &seq), 0);
+				ASSERT_EQ(wait(c.fd, c.ch, seq, HL_IPC_WAIT_INFINITE, &status), 0);
+				ASSERT_EQ(status, 0);
+			}
+			ASSERT_EQ(memcmp(ref.data(), mem, len), 0)
+				<< "shift " << shift << ", " << path_name(p);
+		}
+	}
+}
+
+// Two dma-bufs exported from one device allocation at different offsets
+// are one memory: copies between them move as memmove does, in both
+// directions, although nothing but the pages says so.
+TEST(Identity, TwoExportsOfOneAllocation)
+{
+	if (!kind_available(Kind::Sim))
+		GTEST_SKIP() << "no habanalabs_sim device";
+	constexpr size_t SZ = 64 * PG, OFF = 4 * PG;
+	Buffer buf;
+	ASSERT_EQ(alloc(Kind::Sim, SZ, &buf), 0);
+	int second = sim_export(buf, O_RDWR | O_CLOEXEC, OFF);
+	ASSERT_GE(second, 0);
+	Ctx c;
+	uint64_t whole = 0, tail = 0;
+	ASSERT_EQ(reg_dmabuf(c.fd, buf.dmabuf, RW, &whole), 0);
+	ASSERT_EQ(reg_dmabuf(c.fd, second, RW, &tail), 0);
+	close(second);
+	expect_memmove(c, buf.ptr, SZ, whole, 0, tail, OFF, 6 * PG);
+	expect_memmove(c, buf.ptr, SZ, tail, OFF, whole, 0, 6 * PG);
+}
+
+// A user region over the mmap of a dma-buf is the dma-buf's memory,
+// whichever was registered first.
+TEST(Identity, UserRegionOverADmaBufMapping)
+{
+	if (!kind_available(Kind::Sim))
+		GTEST_SKIP() << "no habanalabs_sim device";
+	constexpr size_t SZ = 64 * PG;
+	for (bool user_first : {false, true}) {
+		Buffer buf;
+		ASSERT_EQ(alloc(Kind::Sim, SZ, &buf), 0);
+		Ctx c;
+		uint64_t dk = 0, uk = 0;
+		if (user_first) {
+			ASSERT_EQ(reg_user(c.fd, buf.ptr, SZ, RW, &uk), 0);
+		}
+		ASSERT_EQ(reg_dmabuf(c.fd, buf.dmabuf, RW, &dk), 0);
+		if (!user_first) {
+			ASSERT_EQ(reg_user(c.fd, buf.ptr, SZ, RW, &uk), 0);
+		}
+		SCOPED_TRACE(user_first ? "user region first" : "dma-buf region first");
+		expect_memmove(c, buf.ptr, SZ, dk, 0, uk, 0, 6 * PG);
+		expect_memmove(c, buf.ptr, SZ, uk, 0, dk, 0, 6 * PG);
+	}
 }
 
 }  // namespace
