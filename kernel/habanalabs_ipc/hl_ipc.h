@@ -2,10 +2,11 @@
 /*
  * habanalabs_ipc internal definitions shared by the module's files.
  *
- * Data flows one way: hl_ipc_ioctl.c parses a request, hl_ipc_job.c
- * turns copy descriptors into a job holding its regions, hl_ipc_channel.c
- * queues and orders jobs, hl_ipc_engine.c copies; a small synchronous
- * copy goes from the ioctl to the channel without a job.  Regions
+ * Data flows one way: hl_ipc_ioctl.c dispatches a request, hl_ipc_copy.c
+ * chooses how a copy runs, hl_ipc_job.c turns copy descriptors into a job
+ * holding its regions, hl_ipc_channel.c queues and orders jobs,
+ * hl_ipc_engine.c copies; a small synchronous copy goes to the channel
+ * without a job.  Regions
  * (hl_ipc_region.c, with hl_ipc_dmabuf.c and hl_ipc_pin.c behind it) and
  * per-user accounting (hl_ipc_user.c) are used from above and call
  * nothing above them.
@@ -287,6 +288,13 @@ void hl_ipc_job_release(struct hl_ipc_job *job);
 int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 		   const struct hl_ipc_copy_desc *d);
 u64 hl_ipc_job_bytes(const struct hl_ipc_job *job);
+
+/* Carrying out copy requests (hl_ipc_copy.c). */
+int hl_ipc_copy(struct hl_ipc_ctx *ctx, u32 channel_id,
+		const struct hl_ipc_copy_desc *desc, bool async, u64 *seq);
+int hl_ipc_copy_batch(struct hl_ipc_ctx *ctx, u32 channel_id,
+		      const struct hl_ipc_copy_desc *descs, u32 count,
+		      bool async, u64 *seq, u32 *bad);
 
 /*
  * Why a copy must stop now, or 0: a region was revoked (-ENOENT), the job

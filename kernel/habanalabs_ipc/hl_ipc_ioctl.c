@@ -1,371 +1,275 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ioctl parsing: copy arguments in, reject what the ABI reserves, call
- * into regions, jobs and channels, copy results out.
+ * ioctl dispatch.  One table names each ioctl's handler and argument;
+ * hl_ipc_ioctl() copies the argument in, rejects reserved words that are
+ * not zero, calls the handler on the kernel's copy and copies the result
+ * out.  Handlers check their own flags and hand the request on to
+ * regions, copies and channels.
  */
+#include <linux/build_bug.h>
 #include <linux/fs.h>
-#include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "hl_ipc.h"
 
-static bool hl_ipc_zero(const u64 *p, size_t n)
+typedef int hl_ipc_ioctl_fn(struct hl_ipc_ctx *ctx, void *arg);
+
+struct hl_ipc_ioctl_desc {
+	unsigned int cmd;
+	hl_ipc_ioctl_fn *func;
+	/* Takes back a success whose result could not be copied out. */
+	void (*undo)(struct hl_ipc_ctx *ctx, void *arg);
+	u16 reserved;			/* offset of the reserved words */
+	u16 nreserved;			/* how many u64 */
+	bool out_on_error;		/* the result is copied out on failure too */
+};
+
+/* Every argument of an ioctl, so that one buffer on the stack holds any. */
+union hl_ipc_ioctl_arg {
+	struct hl_ipc_info info;
+	struct hl_ipc_region_register reg;
+	struct hl_ipc_region_deregister dereg;
+	struct hl_ipc_region_query query;
+	struct hl_ipc_channel_create create;
+	struct hl_ipc_channel_destroy destroy;
+	struct hl_ipc_copy copy;
+	struct hl_ipc_copy_batch batch;
+	struct hl_ipc_wait wait;
+};
+
+static int hl_ipc_info_ioctl(struct hl_ipc_ctx *ctx, void *arg)
 {
-	u64 any = 0;
+	struct hl_ipc_info *info = arg;
 
-	/* One test at the end: every copy checks its reserved words. */
-	while (n--)
-		any |= *p++;
-	return !any;
-}
-
-static long hl_ipc_ioctl_info(void __user *uarg)
-{
-	struct hl_ipc_info a;
-
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || a.pad || !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
+	if (info->flags || info->pad)
 		return -EINVAL;
-	memset(&a, 0, sizeof(a));
-	a.abi_version = HL_IPC_ABI_VERSION;
-	a.features = HL_IPC_FEAT_DMABUF | HL_IPC_FEAT_USER_MEM |
-		     HL_IPC_FEAT_ASYNC | HL_IPC_FEAT_BATCH |
-		     HL_IPC_FEAT_ANY_USER | HL_IPC_FEAT_QUERY;
-	a.max_regions = READ_ONCE(hl_ipc_max_regions);
-	a.max_channels = READ_ONCE(hl_ipc_max_channels);
-	a.max_batch = READ_ONCE(hl_ipc_max_batch);
-	a.chunk_size = READ_ONCE(hl_ipc_chunk_size);
-	a.engines = HL_IPC_ENGINE_CPU;
-	return copy_to_user(uarg, &a, sizeof(a)) ? -EFAULT : 0;
-}
-
-static long hl_ipc_ioctl_register(struct hl_ipc_ctx *ctx, void __user *uarg)
-{
-	struct hl_ipc_region_register a;
-	int ret;
-
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (!hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
-		return -EINVAL;
-	ret = hl_ipc_region_register(ctx, &a);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &a, sizeof(a))) {
-		hl_ipc_region_deregister(ctx, a.cookie);
-		return -EFAULT;
-	}
+	memset(info, 0, sizeof(*info));
+	info->abi_version = HL_IPC_ABI_VERSION;
+	info->features = HL_IPC_FEAT_DMABUF | HL_IPC_FEAT_USER_MEM |
+			 HL_IPC_FEAT_ASYNC | HL_IPC_FEAT_BATCH |
+			 HL_IPC_FEAT_ANY_USER | HL_IPC_FEAT_QUERY;
+	info->max_regions = READ_ONCE(hl_ipc_max_regions);
+	info->max_channels = READ_ONCE(hl_ipc_max_channels);
+	info->max_batch = READ_ONCE(hl_ipc_max_batch);
+	info->chunk_size = READ_ONCE(hl_ipc_chunk_size);
+	info->engines = HL_IPC_ENGINE_CPU;
 	return 0;
 }
 
-static long hl_ipc_ioctl_deregister(struct hl_ipc_ctx *ctx, void __user *uarg)
+static int hl_ipc_register_ioctl(struct hl_ipc_ctx *ctx, void *arg)
 {
-	struct hl_ipc_region_deregister a;
+	return hl_ipc_region_register(ctx, arg);
+}
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || a.pad || !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
+static void hl_ipc_register_undo(struct hl_ipc_ctx *ctx, void *arg)
+{
+	struct hl_ipc_region_register *reg = arg;
+
+	hl_ipc_region_deregister(ctx, reg->cookie);
+}
+
+static int hl_ipc_deregister_ioctl(struct hl_ipc_ctx *ctx, void *arg)
+{
+	struct hl_ipc_region_deregister *dereg = arg;
+
+	if (dereg->flags || dereg->pad)
 		return -EINVAL;
-	return hl_ipc_region_deregister(ctx, a.cookie);
+	return hl_ipc_region_deregister(ctx, dereg->cookie);
 }
 
-static long hl_ipc_ioctl_query(struct hl_ipc_ctx *ctx, void __user *uarg)
+static int hl_ipc_query_ioctl(struct hl_ipc_ctx *ctx, void *arg)
 {
-	struct hl_ipc_region_query a;
-	int ret;
+	struct hl_ipc_region_query *query = arg;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
+	if (query->flags)
 		return -EINVAL;
-	ret = hl_ipc_region_query(ctx, &a);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &a, sizeof(a)) ? -EFAULT : 0;
+	return hl_ipc_region_query(ctx, query);
 }
 
-static long hl_ipc_ioctl_chan_create(struct hl_ipc_ctx *ctx, void __user *uarg)
+static int hl_ipc_create_ioctl(struct hl_ipc_ctx *ctx, void *arg)
 {
-	struct hl_ipc_channel_create a;
-	int ret;
+	return hl_ipc_channel_create(ctx, arg);
+}
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (!hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
+static void hl_ipc_create_undo(struct hl_ipc_ctx *ctx, void *arg)
+{
+	struct hl_ipc_channel_create *create = arg;
+
+	hl_ipc_channel_destroy(ctx, create->channel_id);
+}
+
+static int hl_ipc_destroy_ioctl(struct hl_ipc_ctx *ctx, void *arg)
+{
+	struct hl_ipc_channel_destroy *destroy = arg;
+
+	if (destroy->flags)
 		return -EINVAL;
-	ret = hl_ipc_channel_create(ctx, &a);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &a, sizeof(a))) {
-		hl_ipc_channel_destroy(ctx, a.channel_id);
-		return -EFAULT;
-	}
-	return 0;
+	return hl_ipc_channel_destroy(ctx, destroy->channel_id);
 }
 
-static long hl_ipc_ioctl_chan_destroy(struct hl_ipc_ctx *ctx, void __user *uarg)
+/* A failed synchronous copy may have consumed a seq: reported too. */
+static int hl_ipc_copy_ioctl(struct hl_ipc_ctx *ctx, void *arg)
 {
-	struct hl_ipc_channel_destroy a;
-
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
-		return -EINVAL;
-	return hl_ipc_channel_destroy(ctx, a.channel_id);
-}
-
-/*
- * A small copy between user-memory regions: looked up, checked and copied
- * in one RCU read section, without a job and without entering the
- * regions.  1 when it is not one for this path (the channel is busy, a
- * region is a dma-buf, not yet used by a synchronous copy, or may overlap
- * the other end, or anything is wrong): hl_ipc_copy_sync() then does it,
- * and reports any error as usual.
- */
-static int hl_ipc_copy_small(struct hl_ipc_ctx *ctx, u32 id,
-			     const struct hl_ipc_copy_desc *d, u64 *seq)
-{
-	struct hl_ipc_region *src, *dst;
-	struct hl_ipc_channel *ch;
-	int ret = 1;
-
-	rcu_read_lock();
-	ch = hl_ipc_channel_find(ctx, id);
-	src = hl_ipc_region_peek(ctx, d->src_cookie, d->src_offset, d->length,
-				 false);
-	dst = hl_ipc_region_peek(ctx, d->dst_cookie, d->dst_offset, d->length,
-				 true);
-	/* Ends that may share bytes are hl_ipc_job_add()'s to sort out. */
-	if (ch && src && dst &&
-	    !hl_ipc_ends_may_share(src, d->src_offset, dst, d->dst_offset,
-				   d->length))
-		ret = hl_ipc_channel_copy_small(ch, dst->vaddr + d->dst_offset,
-						src->vaddr + d->src_offset,
-						d->length, seq);
-	rcu_read_unlock();
-	return ret;
-}
-
-/*
- * A synchronous copy builds its job on the stack, inside its regions, and
- * on an idle channel runs it right here without a reference on the
- * channel: the channel is looked up, the regions entered and the channel
- * claimed in one RCU read section, and a claimed channel outlives its
- * running job.  Only a busy channel costs a reference (and a heap job).
- * A copy with a dma-buf end holds references instead of staying inside:
- * it must wait for the dma-buf's fences, and nobody's deregistration may
- * wait for those.
- */
-static long hl_ipc_copy_sync(struct hl_ipc_ctx *ctx, u32 id,
-			     const struct hl_ipc_copy_desc *d, u64 *seq)
-{
-	struct hl_ipc_channel *ch;
-	struct hl_ipc_job job;
-	long ret;
-
-	*seq = 0;
-	hl_ipc_job_init(&job, true);
-	rcu_read_lock();
-	ch = hl_ipc_channel_find(ctx, id);
-	if (!ch) {
-		rcu_read_unlock();
-		return -ENOENT;
-	}
-	ret = hl_ipc_job_add(ctx, &job, d);
-	if (!ret && (job.one.src->type == HL_IPC_REGION_DMABUF ||
-		     job.one.dst->type == HL_IPC_REGION_DMABUF)) {
-		hl_ipc_region_hold(job.one.src);
-		hl_ipc_region_hold(job.one.dst);
-		job.entered = false;
-	}
-	if (!ret)
-		ret = hl_ipc_channel_claim(ch, &job, seq);
-	if (ret == -EBUSY && !hl_ipc_channel_tryget(ch))
-		ret = -ENOENT;
-	rcu_read_unlock();
-
-	if (!ret) {
-		ret = hl_ipc_channel_run(ch, &job);
-	} else if (ret == -EBUSY) {
-		ret = hl_ipc_channel_submit(ctx, ch, &job, false, seq);
-		hl_ipc_channel_put(ch);
-	}
-	hl_ipc_job_release(&job);
-	return ret;
-}
-
-static long hl_ipc_copy_async(struct hl_ipc_ctx *ctx, u32 id,
-			      const struct hl_ipc_copy_desc *d, u64 *seq)
-{
-	struct hl_ipc_channel *ch;
-	struct hl_ipc_job *job;
-	long ret;
-
-	*seq = 0;
-	ch = hl_ipc_channel_get(ctx, id);
-	if (!ch)
-		return -ENOENT;
-	job = hl_ipc_job_alloc(1);
-	if (!job) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = hl_ipc_job_add(ctx, job, d);
-	if (ret) {
-		hl_ipc_job_put(job);
-		goto out;
-	}
-	ret = hl_ipc_channel_submit(ctx, ch, job, true, seq);
-out:
-	hl_ipc_channel_put(ch);
-	return ret;
-}
-
-static long hl_ipc_ioctl_copy(struct hl_ipc_ctx *ctx, void __user *uarg)
-{
-	struct hl_ipc_copy __user *ua = uarg;
-	struct hl_ipc_copy_desc d;
-	struct hl_ipc_copy a;
-	u64 seq;
-	long ret;
-
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags & ~HL_IPC_COPY_FLAGS_ALL ||
-	    !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
-		return -EINVAL;
-	d = (struct hl_ipc_copy_desc) {
-		.src_cookie = a.src_cookie, .src_offset = a.src_offset,
-		.dst_cookie = a.dst_cookie, .dst_offset = a.dst_offset,
-		.length = a.length,
+	struct hl_ipc_copy *copy = arg;
+	const struct hl_ipc_copy_desc desc = {
+		.src_cookie = copy->src_cookie,
+		.src_offset = copy->src_offset,
+		.dst_cookie = copy->dst_cookie,
+		.dst_offset = copy->dst_offset,
+		.length = copy->length,
 	};
-	seq = 0;
-	if (a.flags & HL_IPC_COPY_ASYNC)
-		ret = hl_ipc_copy_async(ctx, a.channel_id, &d, &seq);
-	else if (!d.length || d.length > HL_IPC_SMALL_COPY_MAX ||
-		 hl_ipc_copy_small(ctx, a.channel_id, &d, &seq))
-		ret = hl_ipc_copy_sync(ctx, a.channel_id, &d, &seq);
-	else
-		ret = 0;
-	/* A failed sync copy still consumed a seq; report it too. */
-	if (seq && put_user(seq, &ua->seq) && !ret)
-		ret = -EFAULT;
-	return ret;
-}
-
-static long hl_ipc_ioctl_copy_batch(struct hl_ipc_ctx *ctx, void __user *uarg)
-{
-	struct hl_ipc_copy_batch __user *ub = uarg;
-	struct hl_ipc_copy_desc *descs = NULL;
-	struct hl_ipc_job *job = NULL;
-	struct hl_ipc_channel *ch;
-	struct hl_ipc_copy_batch a;
-	u32 i, bad = 0;
 	u64 seq;
-	long ret;
+	int ret;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags & ~HL_IPC_COPY_FLAGS_ALL || a.error_index ||
-	    !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)) || !a.count)
+	if (copy->flags & ~HL_IPC_COPY_FLAGS_ALL)
 		return -EINVAL;
-	if (a.count > READ_ONCE(hl_ipc_max_batch))
-		return -E2BIG;
+	ret = hl_ipc_copy(ctx, copy->channel_id, &desc,
+			  copy->flags & HL_IPC_COPY_ASYNC, &seq);
+	if (seq)
+		copy->seq = seq;
+	return ret;
+}
 
-	ch = hl_ipc_channel_get(ctx, a.channel_id);
+/* On a bad descriptor, error_index names it. */
+static int hl_ipc_batch_ioctl(struct hl_ipc_ctx *ctx, void *arg)
+{
+	struct hl_ipc_copy_batch *batch = arg;
+	struct hl_ipc_copy_desc *descs;
+	u32 bad = 0;
+	u64 seq;
+	int ret;
+
+	if (batch->flags & ~HL_IPC_COPY_FLAGS_ALL || batch->error_index ||
+	    !batch->count)
+		return -EINVAL;
+	if (batch->count > READ_ONCE(hl_ipc_max_batch))
+		return -E2BIG;
+	descs = kvmalloc_array(batch->count, sizeof(*descs),
+			       GFP_KERNEL_ACCOUNT);
+	if (!descs)
+		return -ENOMEM;
+	if (copy_from_user(descs, u64_to_user_ptr(batch->descs),
+			   array_size(batch->count, sizeof(*descs)))) {
+		kvfree(descs);
+		return -EFAULT;
+	}
+	ret = hl_ipc_copy_batch(ctx, batch->channel_id, descs, batch->count,
+				batch->flags & HL_IPC_COPY_ASYNC, &seq, &bad);
+	kvfree(descs);
+	if (seq)
+		batch->seq = seq;
+	batch->error_index = bad;
+	return ret;
+}
+
+static int hl_ipc_wait_ioctl(struct hl_ipc_ctx *ctx, void *arg)
+{
+	struct hl_ipc_wait *wait = arg;
+	struct hl_ipc_channel *ch;
+	int ret;
+
+	if (wait->flags || wait->pad)
+		return -EINVAL;
+	ch = hl_ipc_channel_get(ctx, wait->channel_id);
 	if (!ch)
 		return -ENOENT;
-	descs = kvmalloc_array(a.count, sizeof(*descs), GFP_KERNEL_ACCOUNT);
-	job = hl_ipc_job_alloc(a.count);
-	if (!descs || !job) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	if (copy_from_user(descs, u64_to_user_ptr(a.descs),
-			   array_size(a.count, sizeof(*descs)))) {
-		ret = -EFAULT;
-		goto err;
-	}
-	for (i = 0; i < a.count; i++) {
-		bad = i;
-		if (descs[i].flags || descs[i].pad) {
-			ret = -EINVAL;
-			goto err_desc;
-		}
-		ret = hl_ipc_job_add(ctx, job, &descs[i]);
-		if (ret)
-			goto err_desc;
-	}
-	kvfree(descs);
-
-	ret = hl_ipc_channel_submit(ctx, ch, job, a.flags & HL_IPC_COPY_ASYNC,
-				    &seq);
-	if (seq && put_user(seq, &ub->seq) && !ret)
-		ret = -EFAULT;
-	hl_ipc_channel_put(ch);
-	return ret;
-
-err_desc:
-	if (put_user(bad, &ub->error_index))
-		ret = -EFAULT;
-err:
-	if (job)
-		hl_ipc_job_put(job);
-	kvfree(descs);
+	ret = hl_ipc_channel_wait(ch, wait);
 	hl_ipc_channel_put(ch);
 	return ret;
 }
 
-static long hl_ipc_ioctl_wait(struct hl_ipc_ctx *ctx, void __user *uarg)
+static int hl_ipc_nop_ioctl(struct hl_ipc_ctx *ctx, void *arg)
 {
-	struct hl_ipc_channel *ch;
-	struct hl_ipc_wait a;
-	long ret;
+	return 0;
+}
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || a.pad || !hl_ipc_zero(a.reserved, ARRAY_SIZE(a.reserved)))
-		return -EINVAL;
-	ch = hl_ipc_channel_get(ctx, a.channel_id);
-	if (!ch)
-		return -ENOENT;
-	ret = hl_ipc_channel_wait(ch, &a);
-	hl_ipc_channel_put(ch);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &a, sizeof(a)) ? -EFAULT : 0;
+#define HL_IPC_IOCTL_DEF(_cmd, _type, _func, _undo, _out_on_error)	\
+	[_IOC_NR(_cmd)] = {						\
+		.cmd = _cmd + BUILD_BUG_ON_ZERO(_IOC_SIZE(_cmd) !=	\
+						sizeof(_type)),		\
+		.func = _func,						\
+		.undo = _undo,						\
+		.reserved = offsetof(_type, reserved),			\
+		.nreserved = ARRAY_SIZE(((_type *)NULL)->reserved),	\
+		.out_on_error = _out_on_error,				\
+	}
+
+static const struct hl_ipc_ioctl_desc hl_ipc_ioctls[] = {
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_INFO, struct hl_ipc_info,
+			 hl_ipc_info_ioctl, NULL, false),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_REGION_REGISTER,
+			 struct hl_ipc_region_register, hl_ipc_register_ioctl,
+			 hl_ipc_register_undo, false),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_REGION_DEREGISTER,
+			 struct hl_ipc_region_deregister,
+			 hl_ipc_deregister_ioctl, NULL, false),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_REGION_QUERY, struct hl_ipc_region_query,
+			 hl_ipc_query_ioctl, NULL, false),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_CHANNEL_CREATE,
+			 struct hl_ipc_channel_create, hl_ipc_create_ioctl,
+			 hl_ipc_create_undo, false),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_CHANNEL_DESTROY,
+			 struct hl_ipc_channel_destroy, hl_ipc_destroy_ioctl,
+			 NULL, false),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_COPY, struct hl_ipc_copy,
+			 hl_ipc_copy_ioctl, NULL, true),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_COPY_BATCH, struct hl_ipc_copy_batch,
+			 hl_ipc_batch_ioctl, NULL, true),
+	HL_IPC_IOCTL_DEF(HL_IPC_IOCTL_WAIT, struct hl_ipc_wait,
+			 hl_ipc_wait_ioctl, NULL, false),
+	[_IOC_NR(HL_IPC_IOCTL_NOP)] = {
+		.cmd = HL_IPC_IOCTL_NOP,
+		.func = hl_ipc_nop_ioctl,
+	},
+};
+
+static bool hl_ipc_reserved_zero(const void *arg,
+				 const struct hl_ipc_ioctl_desc *desc)
+{
+	const u64 *word = arg + desc->reserved;
+	u64 any = 0;
+	unsigned int i;
+
+	/* One test at the end: every call checks its reserved words. */
+	for (i = 0; i < desc->nreserved; i++)
+		any |= word[i];
+	return !any;
 }
 
 long hl_ipc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct hl_ipc_ctx *ctx = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	const struct hl_ipc_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+	unsigned int size = _IOC_SIZE(cmd);
+	union hl_ipc_ioctl_arg buf;
+	int ret;
 
-	switch (cmd) {
-	case HL_IPC_IOCTL_NOP:
-		return 0;
-	case HL_IPC_IOCTL_INFO:
-		return hl_ipc_ioctl_info(uarg);
-	case HL_IPC_IOCTL_REGION_REGISTER:
-		return hl_ipc_ioctl_register(ctx, uarg);
-	case HL_IPC_IOCTL_REGION_DEREGISTER:
-		return hl_ipc_ioctl_deregister(ctx, uarg);
-	case HL_IPC_IOCTL_REGION_QUERY:
-		return hl_ipc_ioctl_query(ctx, uarg);
-	case HL_IPC_IOCTL_CHANNEL_CREATE:
-		return hl_ipc_ioctl_chan_create(ctx, uarg);
-	case HL_IPC_IOCTL_CHANNEL_DESTROY:
-		return hl_ipc_ioctl_chan_destroy(ctx, uarg);
-	case HL_IPC_IOCTL_COPY:
-		return hl_ipc_ioctl_copy(ctx, uarg);
-	case HL_IPC_IOCTL_COPY_BATCH:
-		return hl_ipc_ioctl_copy_batch(ctx, uarg);
-	case HL_IPC_IOCTL_WAIT:
-		return hl_ipc_ioctl_wait(ctx, uarg);
-	default:
+	if (_IOC_TYPE(cmd) != HL_IPC_IOCTL_MAGIC ||
+	    nr >= ARRAY_SIZE(hl_ipc_ioctls))
 		return -ENOTTY;
+	desc = &hl_ipc_ioctls[array_index_nospec(nr,
+						 ARRAY_SIZE(hl_ipc_ioctls))];
+	if (cmd != desc->cmd || !desc->func)
+		return -ENOTTY;
+
+	if ((cmd & IOC_IN) && copy_from_user(&buf, uarg, size))
+		return -EFAULT;
+	if (!hl_ipc_reserved_zero(&buf, desc))
+		return -EINVAL;
+	ret = desc->func(ctx, &buf);
+	if (!(cmd & IOC_OUT) || (ret && !desc->out_on_error))
+		return ret;
+	if (copy_to_user(uarg, &buf, size)) {
+		if (ret)
+			return ret;
+		if (desc->undo)
+			desc->undo(ctx, &buf);
+		return -EFAULT;
 	}
+	return ret;
 }

@@ -166,7 +166,7 @@ int hl_ipc_job_add(struct hl_ipc_ctx *ctx, struct hl_ipc_job *job,
 	struct hl_ipc_seg *seg = &job->segs[job->nsegs];
 	int ret;
 
-	if (!d->length)
+	if (!d->length || d->flags || d->pad)
 		return -EINVAL;
 	memset(seg, 0, sizeof(*seg));
 	seg->src = hl_ipc_job_get_region(ctx, job, d->src_cookie, false);
