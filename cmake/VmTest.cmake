@@ -7,6 +7,7 @@
 #                [RUNVM_ARGS <args>...]              more run-vm options
 #                [NO_UNLOAD]
 #                [NO_DEBUG]                          not on the debug kernel
+#                [DEBUG_ONLY]                        only on the debug kernel
 #                [USERSPACE]                         see below
 #                [PARALLEL]                          may share the machine
 #                [CPUS <n>]                          vCPUs (see below)
@@ -18,6 +19,8 @@
 # runs the command inside the guest.  A test that runs on 6.12 also runs on
 # the debug kernel (built from 6.12 sources) as vm-debug.<name>, labelled
 # "vm" and "vm-debug", with HL_DEBUG_TIMEOUT_FACTOR times the timeout.
+# DEBUG_ONLY registers only that one: for a test whose worth is what the
+# debug kernel's checks (KASAN, lockdep) see, such as a fuzzer.
 # A VM test runs alone (RUN_SERIAL) unless it says PARALLEL: then CTest
 # may run it beside another PARALLEL test (`ctest -j2`).  A guest under
 # TCG keeps about one core busy (the host's load stays near 1 while the
@@ -66,7 +69,7 @@ function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;USERSPACE;PAIR;PARALLEL" "TIMEOUT;COST;CPUS"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;DEBUG_ONLY;USERSPACE;PAIR;PARALLEL" "TIMEOUT;COST;CPUS"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -114,7 +117,11 @@ function(hl_add_vm_test name)
     set(_labels vm multinode)
     set(A_NO_DEBUG TRUE)
   endif()
-  foreach(_series IN LISTS A_KERNELS)
+  set(_plain_kernels ${A_KERNELS})
+  if(A_DEBUG_ONLY)
+    set(_plain_kernels)
+  endif()
+  foreach(_series IN LISTS _plain_kernels)
     set(_kver ${HL_KVER_${_series}})
     add_test(NAME vm-${_series}.${name}
       COMMAND ${_runvm} --kernel ${_kver}

@@ -3,7 +3,7 @@
  * How a copy request is carried out.
  *
  * An asynchronous copy or a batch becomes a job on the heap, queued on its
- * channel.  A synchronous copy builds its job on the stack and, on an idle
+ * channel (an asynchronous copy is a batch of one).  A synchronous copy builds its job on the stack and, on an idle
  * channel, runs it in the caller (hl_ipc_copy_sync()).  A small one
  * between user regions that cannot share bytes does not even build a job
  * (hl_ipc_copy_small()).  Every path reports errors the same way; the
@@ -94,48 +94,6 @@ static int hl_ipc_copy_sync(struct hl_ipc_ctx *ctx, u32 channel_id,
 	return ret;
 }
 
-static int hl_ipc_copy_async(struct hl_ipc_ctx *ctx, u32 channel_id,
-			     const struct hl_ipc_copy_desc *desc, u64 *seq)
-{
-	struct hl_ipc_channel *ch;
-	struct hl_ipc_job *job;
-	int ret;
-
-	ch = hl_ipc_channel_get(ctx, channel_id);
-	if (!ch)
-		return -ENOENT;
-	job = hl_ipc_job_alloc(1);
-	if (!job) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = hl_ipc_job_add(ctx, job, desc);
-	if (ret) {
-		hl_ipc_job_put(job);
-		goto out;
-	}
-	ret = hl_ipc_channel_submit(ctx, ch, job, true, seq);
-out:
-	hl_ipc_channel_put(ch);
-	return ret;
-}
-
-/*
- * One copy on channel @channel_id.  *@seq is its sequence number, or 0
- * when it got none; a synchronous copy that failed may have one.
- */
-int hl_ipc_copy(struct hl_ipc_ctx *ctx, u32 channel_id,
-		const struct hl_ipc_copy_desc *desc, bool async, u64 *seq)
-{
-	*seq = 0;
-	if (async)
-		return hl_ipc_copy_async(ctx, channel_id, desc, seq);
-	if (desc->length && desc->length <= HL_IPC_SMALL_COPY_MAX &&
-	    !hl_ipc_copy_small(ctx, channel_id, desc, seq))
-		return 0;
-	return hl_ipc_copy_sync(ctx, channel_id, desc, seq);
-}
-
 /*
  * @count copies as one job with one sequence number, in array order.
  * Nothing is queued unless every descriptor is valid; *@bad is the index
@@ -171,4 +129,23 @@ int hl_ipc_copy_batch(struct hl_ipc_ctx *ctx, u32 channel_id,
 out:
 	hl_ipc_channel_put(ch);
 	return ret;
+}
+
+/*
+ * One copy on channel @channel_id.  *@seq is its sequence number, or 0
+ * when it got none; a synchronous copy that failed may have one.
+ */
+int hl_ipc_copy(struct hl_ipc_ctx *ctx, u32 channel_id,
+		const struct hl_ipc_copy_desc *desc, bool async, u64 *seq)
+{
+	u32 bad;
+
+	*seq = 0;
+	if (async)
+		return hl_ipc_copy_batch(ctx, channel_id, desc, 1, true, seq,
+					 &bad);
+	if (desc->length && desc->length <= HL_IPC_SMALL_COPY_MAX &&
+	    !hl_ipc_copy_small(ctx, channel_id, desc, seq))
+		return 0;
+	return hl_ipc_copy_sync(ctx, channel_id, desc, seq);
 }

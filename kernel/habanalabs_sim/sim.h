@@ -470,7 +470,15 @@ void sim_bo_put(struct sim_bo *bo);
 void sim_bo_get(struct sim_bo *bo);
 void sim_bo_read(struct sim_bo *bo, u64 off, void *data, u32 len);
 void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len);
-int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args);
+int sim_mem_alloc(struct sim_ctx *ctx, struct hl_mem_in *in, u64 *handle);
+int sim_mem_free(struct sim_ctx *ctx, struct hl_mem_in *in);
+int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
+		       u64 *vaddr);
+int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
+		     u64 *vaddr);
+int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in);
+int sim_mem_export_hold(struct sim_ctx *ctx, const struct hl_mem_in *in,
+			struct sim_va **out);
 void sim_mem_ctx_fini(struct sim_ctx *ctx);
 int sim_sram_init(struct sim_device *sdev, u64 size);
 void sim_sram_fini(struct sim_device *sdev);
@@ -546,7 +554,7 @@ int sim_irq_init(struct sim_device *sdev);
 void sim_irq_fini(struct sim_device *sdev);
 void sim_irq_raise(struct sim_device *sdev, u32 vector);
 int sim_irq_wait_ioctl(struct sim_ctx *ctx, union hl_wait_cs_args *args);
-void sim_irq_unregister(struct sim_ts_node *node);
+void sim_irq_ctx_fini(struct sim_ctx *ctx);
 
 /* sim_ts.c */
 int sim_ts_alloc(struct sim_ctx *ctx, u32 count, u64 *handle);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * habanalabs_sim: the emulated devices, their char nodes and sysfs
- * attributes, open/release and ioctl dispatch, and the INFO ioctl.
+ * attributes, open/release and ioctl dispatch (INFO is sim_info.c's).
  *
  * Device i has the compute node minor 2*i ("hlsim<i>", one open at a
  * time) and the control node minor 2*i+1 ("hlsim_controlD<i>", INFO
@@ -168,6 +168,7 @@ static int sim_release(struct inode *inode, struct file *file)
 		mutex_unlock(&sdev->open_lock);
 		/* In-flight CSs hold references on what they copy. */
 		sim_cs_ctx_fini(ctx);
+		sim_irq_ctx_fini(ctx);
 		sim_ts_ctx_fini(ctx);
 		sim_cb_ctx_fini(ctx);
 		sim_mem_ctx_fini(ctx);
@@ -218,6 +219,68 @@ static int sim_ioctl_nr(unsigned int cmd)
 	}
 }
 
+/*
+ * HL_IOCTL_MEMORY: each operation to the part that does it (sim_mem.c
+ * for memory and mappings, sim_dmabuf.c for exports, sim_ts.c for
+ * timestamp buffers).
+ */
+static int sim_memory_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
+{
+	struct hl_mem_in in = args->in;
+	struct sim_va *va;
+	u64 out = 0;
+	int rc;
+
+	/* Only TS_ALLOC has elements. */
+	if (in.num_of_elements && in.op != HL_MEM_OP_TS_ALLOC)
+		return -EINVAL;
+
+	switch (in.op) {
+	case HL_MEM_OP_ALLOC:
+		rc = sim_mem_alloc(ctx, &in, &out);
+		break;
+	case HL_MEM_OP_FREE:
+		rc = sim_mem_free(ctx, &in);
+		break;
+	case HL_MEM_OP_MAP:
+		if (in.flags & HL_MEM_USERPTR)
+			rc = sim_mem_map_host(ctx, &in, &out);
+		else
+			rc = sim_mem_map_device(ctx, &in, &out);
+		break;
+	case HL_MEM_OP_UNMAP:
+		rc = sim_mem_unmap(ctx, &in);
+		break;
+	case HL_MEM_OP_EXPORT_DMABUF_FD:
+		rc = sim_mem_export_hold(ctx, &in, &va);
+		if (rc)
+			return rc;
+		rc = sim_dmabuf_export(ctx, va, in.export_dmabuf_fd.offset,
+				       in.export_dmabuf_fd.mem_size, in.flags);
+		if (rc < 0)
+			return rc;
+		memset(args, 0, sizeof(*args));
+		args->out.fd = rc;
+		return 0;
+	case HL_MEM_OP_MAP_BLOCK:
+		/*
+		 * The driver's answer for an address outside every block
+		 * user space may map: this device has none.
+		 */
+		return -EINVAL;
+	case HL_MEM_OP_TS_ALLOC:
+		rc = sim_ts_alloc(ctx, in.num_of_elements, &out);
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (rc)
+		return rc;
+	memset(args, 0, sizeof(*args));
+	args->out.handle = out;
+	return 0;
+}
+
 union sim_ioctl_args {
 	struct hl_info_args info;
 	union hl_cb_args cb;
@@ -261,7 +324,7 @@ static long sim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		rc = sim_wait_cs_ioctl(ctx, &a.wait);
 		break;
 	case HL_IOCTL_MEMORY:
-		rc = sim_mem_ioctl(ctx, &a.mem);
+		rc = sim_memory_ioctl(ctx, &a.mem);
 		break;
 	default:
 		return -ENOTTY;

@@ -69,7 +69,7 @@ static void sim_dmabuf_unmap(struct dma_buf_attachment *attach,
 	sim_stat_dec(SIM_STAT_DMABUF_ATTACH);
 }
 
-/* Drops an export count taken in sim_mem_export(). */
+/* Drops an export count taken in sim_mem_export_hold(). */
 static void sim_dmabuf_uncount(struct sim_ctx *ctx, struct sim_va *va)
 {
 	mutex_lock(&ctx->lock);

@@ -98,7 +98,7 @@ static void sim_irq_reg_del(struct sim_ts_node *n)
 /*
  * Fires the registrations whose counter is at the target.  Their buffers
  * live: the open's handles hold them until sim_ts_ctx_fini(), which
- * comes after the last CS.
+ * comes after the last CS and sim_irq_ctx_fini().
  */
 static void sim_irq_fire_regs(struct sim_irq_line *line, ktime_t now)
 {
@@ -298,7 +298,7 @@ out:
  * Takes a registration off its line if it is on one.  Under
  * ctx->ts_reg_lock (node->line changes only under it), or at close.
  */
-void sim_irq_unregister(struct sim_ts_node *node)
+static void sim_irq_unregister(struct sim_ts_node *node)
 {
 	if (!node->line)
 		return;
@@ -306,6 +306,35 @@ void sim_irq_unregister(struct sim_ts_node *node)
 	if (node->in_use)
 		sim_irq_reg_del(node);
 	mutex_unlock(&node->line->lock);
+}
+
+static void sim_irq_drop_regs(struct sim_irq_line *line)
+{
+	struct sim_ts_node *n, *tmp;
+
+	mutex_lock(&line->lock);
+	list_for_each_entry_safe(n, tmp, &line->regs, node)
+		sim_irq_reg_del(n);
+	mutex_unlock(&line->lock);
+}
+
+/*
+ * At close, before the timestamp buffers go (sim_ts_ctx_fini()): every
+ * registration still waiting is dropped.  No CS runs any more to fire
+ * one, and only the device's one compute open registers, so every
+ * registration on the device's lines is this open's.
+ */
+void sim_irq_ctx_fini(struct sim_ctx *ctx)
+{
+	struct sim_irq *irq = ctx->sdev->irq;
+	unsigned int i;
+
+	mutex_lock(&ctx->ts_reg_lock);
+	for (i = 0; i < SIM_IRQ_USER_COUNT; i++)
+		sim_irq_drop_regs(&irq->user[i]);
+	sim_irq_drop_regs(&irq->common_cq);
+	sim_irq_drop_regs(&irq->common_dec);
+	mutex_unlock(&ctx->ts_reg_lock);
 }
 
 /*

@@ -295,8 +295,7 @@ static void sim_va_destroy(struct sim_ctx *ctx, struct sim_va *va,
 
 /* ---- operations ---------------------------------------------------- */
 
-static int sim_mem_alloc(struct sim_ctx *ctx, struct hl_mem_in *in,
-			 u64 *handle)
+int sim_mem_alloc(struct sim_ctx *ctx, struct hl_mem_in *in, u64 *handle)
 {
 	struct sim_device *sdev = ctx->sdev;
 	u64 page_size = in->alloc.page_size ? : PAGE_SIZE;
@@ -344,7 +343,7 @@ static int sim_mem_alloc(struct sim_ctx *ctx, struct hl_mem_in *in,
 	return 0;
 }
 
-static int sim_mem_free(struct sim_ctx *ctx, struct hl_mem_in *in)
+int sim_mem_free(struct sim_ctx *ctx, struct hl_mem_in *in)
 {
 	struct sim_alloc *alloc;
 	u64 handle = in->free.handle;
@@ -376,8 +375,31 @@ static int sim_mem_free(struct sim_ctx *ctx, struct hl_mem_in *in)
 	return 0;
 }
 
-static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
-			      u64 *vaddr)
+/*
+ * A new mapping and the spare hole its placing may need (sim_va.c), both
+ * or neither: allocated before ctx->lock is taken.
+ */
+static struct sim_va *sim_va_prepare(struct sim_va_hole **spare)
+{
+	struct sim_va *va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
+
+	*spare = sim_va_spare_alloc();
+	if (va && *spare)
+		return va;
+	kfree(va);
+	sim_va_spare_free(*spare);
+	return NULL;
+}
+
+/* Frees what sim_va_prepare() gave, when the mapping was not placed. */
+static void sim_va_unprepare(struct sim_va *va, struct sim_va_hole *spare)
+{
+	sim_va_spare_free(spare);
+	kfree(va);
+}
+
+int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
+		       u64 *vaddr)
 {
 	u64 handle = in->map_device.handle;
 	struct sim_va_hole *spare;
@@ -389,13 +411,9 @@ static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
 		return -EINVAL;
 	if (!handle || handle > INT_MAX)
 		return -EINVAL;
-	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
-	spare = sim_va_spare_alloc();
-	if (!va || !spare) {
-		kfree(va);
-		sim_va_spare_free(spare);
+	va = sim_va_prepare(&spare);
+	if (!va)
 		return -ENOMEM;
-	}
 
 	mutex_lock(&ctx->lock);
 	alloc = idr_find(&ctx->allocs, handle);
@@ -420,8 +438,7 @@ static int sim_mem_map_device(struct sim_ctx *ctx, struct hl_mem_in *in,
 	return 0;
 err:
 	mutex_unlock(&ctx->lock);
-	sim_va_spare_free(spare);
-	kfree(va);
+	sim_va_unprepare(va, spare);
 	return rc;
 }
 
@@ -453,11 +470,10 @@ static struct sim_va *sim_map_host_bo(struct sim_ctx *ctx, struct sim_bo *bo,
 	struct sim_va *va;
 	int rc;
 
-	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
-	spare = sim_va_spare_alloc();
-	if (!va || !spare) {
-		rc = -ENOMEM;
-		goto err;
+	va = sim_va_prepare(&spare);
+	if (!va) {
+		sim_bo_put(bo);
+		return ERR_PTR(-ENOMEM);
 	}
 	va->bo = bo;
 	va->size = bo->size;
@@ -470,19 +486,17 @@ static struct sim_va *sim_map_host_bo(struct sim_ctx *ctx, struct sim_bo *bo,
 	if (!rc)
 		*vaddr = va->start + va->data_off;
 	mutex_unlock(&ctx->lock);
-	if (rc)
-		goto err;
+	if (rc) {
+		sim_va_unprepare(va, spare);
+		sim_bo_put(bo);
+		return ERR_PTR(rc);
+	}
 	sim_va_spare_free(spare);
 	return va;
-err:
-	sim_va_spare_free(spare);
-	kfree(va);
-	sim_bo_put(bo);
-	return ERR_PTR(rc);
 }
 
-static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
-			    u64 *vaddr)
+int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
+		     u64 *vaddr)
 {
 	u64 addr = in->map_host.host_virt_addr;
 	u64 len = in->map_host.mem_size;
@@ -527,7 +541,7 @@ static int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	return PTR_ERR_OR_ZERO(va);
 }
 
-static int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
+int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
 {
 	struct sim_va_hole *spare;
 	struct sim_va *va;
@@ -554,7 +568,12 @@ static int sim_mem_unmap(struct sim_ctx *ctx, struct hl_mem_in *in)
 	return rc;
 }
 
-static int sim_mem_export(struct sim_ctx *ctx, struct hl_mem_in *in)
+/*
+ * HL_MEM_OP_EXPORT_DMABUF_FD's checks: *@out is the mapping to export, its
+ * export counted (sim_dmabuf_export() takes the count over).
+ */
+int sim_mem_export_hold(struct sim_ctx *ctx, const struct hl_mem_in *in,
+			struct sim_va **out)
 {
 	u64 addr = in->export_dmabuf_fd.addr;
 	u64 size = in->export_dmabuf_fd.mem_size;
@@ -582,60 +601,7 @@ static int sim_mem_export(struct sim_ctx *ctx, struct hl_mem_in *in)
 	 */
 	va->export_count++;
 	mutex_unlock(&ctx->lock);
-
-	return sim_dmabuf_export(ctx, va, offset, size, in->flags);
-}
-
-int sim_mem_ioctl(struct sim_ctx *ctx, union hl_mem_args *args)
-{
-	struct hl_mem_in in = args->in;
-	u64 out = 0;
-	int rc;
-
-	/* Only TS_ALLOC has elements. */
-	if (in.num_of_elements && in.op != HL_MEM_OP_TS_ALLOC)
-		return -EINVAL;
-
-	switch (in.op) {
-	case HL_MEM_OP_ALLOC:
-		rc = sim_mem_alloc(ctx, &in, &out);
-		break;
-	case HL_MEM_OP_FREE:
-		rc = sim_mem_free(ctx, &in);
-		break;
-	case HL_MEM_OP_MAP:
-		if (in.flags & HL_MEM_USERPTR)
-			rc = sim_mem_map_host(ctx, &in, &out);
-		else
-			rc = sim_mem_map_device(ctx, &in, &out);
-		break;
-	case HL_MEM_OP_UNMAP:
-		rc = sim_mem_unmap(ctx, &in);
-		break;
-	case HL_MEM_OP_EXPORT_DMABUF_FD:
-		rc = sim_mem_export(ctx, &in);
-		if (rc >= 0) {
-			memset(args, 0, sizeof(*args));
-			args->out.fd = rc;
-			return 0;
-		}
-		break;
-	case HL_MEM_OP_MAP_BLOCK:
-		/*
-		 * The driver's answer for an address outside every block
-		 * user space may map: this device has none.
-		 */
-		return -EINVAL;
-	case HL_MEM_OP_TS_ALLOC:
-		rc = sim_ts_alloc(ctx, in.num_of_elements, &out);
-		break;
-	default:
-		return -ENOTTY;
-	}
-	if (rc)
-		return rc;
-	memset(args, 0, sizeof(*args));
-	args->out.handle = out;
+	*out = va;
 	return 0;
 }
 

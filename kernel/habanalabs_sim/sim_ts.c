@@ -159,21 +159,18 @@ int sim_ts_mmap(struct sim_ctx *ctx, struct vm_area_struct *vma)
 }
 
 /*
- * At close: every registration still waiting is dropped (no CS runs any
- * more to fire it), then the handles.  A mapped buffer lives on.
+ * At close, after sim_irq_ctx_fini() dropped every registration still
+ * waiting: the handles.  A mapped buffer lives on.
  */
 void sim_ts_ctx_fini(struct sim_ctx *ctx)
 {
 	struct sim_ts_buf *buf;
-	u32 i;
 	int id;
 
 	mutex_lock(&ctx->lock);
 	idr_for_each_entry(&ctx->ts_bufs, buf, id) {
 		idr_remove(&ctx->ts_bufs, id);
 		mutex_unlock(&ctx->lock);
-		for (i = 0; i < buf->count; i++)
-			sim_irq_unregister(&buf->nodes[i]);
 		sim_ts_put(buf);
 		mutex_lock(&ctx->lock);
 	}

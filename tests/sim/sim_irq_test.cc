@@ -419,6 +419,20 @@ TEST_F(SimIrq, TimestampBufferMappingKeepsItsOpen)
 	EXPECT_EQ(stats()["contexts"], 0);
 }
 
+// Cuts a mapping of four pages into four pieces: mprotect() of page 1
+// cuts [0] [1] [2-3], mremap() of page 3 cuts [2] [3] and moves [3].
+// Returns where [3] went, or nullptr.
+static uint8_t *split_and_move(uint8_t *p)
+{
+	if (mprotect(p + kPage, kPage, PROT_READ))
+		return nullptr;
+	void *spot = mmap(nullptr, kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (spot == MAP_FAILED)
+		return nullptr;
+	void *moved = mremap(p + 3 * kPage, kPage, kPage, MREMAP_MAYMOVE | MREMAP_FIXED, spot);
+	return moved == spot ? static_cast<uint8_t *>(moved) : nullptr;
+}
+
 // A mapping that munmap() or mprotect() of a part splits, or mremap()
 // moves, holds the buffer once per piece: the open's handle names it
 // until the last piece and the open are gone, whatever order they go in.
@@ -434,14 +448,9 @@ TEST_F(SimIrq, TimestampBufferMappingSplitAndMoved)
 	auto *p = static_cast<uint8_t *>(mmap(nullptr, 4 * kPage, PROT_READ | PROT_WRITE,
 					      MAP_SHARED, d.fd(), tsh));
 	ASSERT_NE(p, MAP_FAILED);
-	// Four pieces: mprotect() of page 1 cuts [0] [1] [2-3], mremap()
-	// of page 3 cuts [2] [3] and moves [3].
-	ASSERT_EQ(mprotect(p + kPage, kPage, PROT_READ), 0);
-	void *spot = mmap(nullptr, kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(spot, MAP_FAILED);
-	auto *moved = static_cast<volatile uint64_t *>(
-		mremap(p + 3 * kPage, kPage, kPage, MREMAP_MAYMOVE | MREMAP_FIXED, spot));
-	ASSERT_EQ((void *)moved, spot);
+	uint8_t *spot = split_and_move(p);
+	ASSERT_NE(spot, nullptr);
+	auto *moved = reinterpret_cast<volatile uint64_t *>(spot);
 	EXPECT_EQ(mremap(p, kPage, 2 * kPage, MREMAP_MAYMOVE), MAP_FAILED)
 		<< "it does not grow";
 
@@ -483,12 +492,9 @@ TEST_F(SimIrq, CbMappingSplitAndMoved)
 	auto *p = static_cast<uint8_t *>(mmap(nullptr, 4 * kPage, PROT_READ | PROT_WRITE,
 					      MAP_SHARED, d.fd(), h));
 	ASSERT_NE(p, MAP_FAILED);
-	ASSERT_EQ(mprotect(p + kPage, kPage, PROT_READ), 0);
-	void *spot = mmap(nullptr, kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(spot, MAP_FAILED);
-	auto *moved = static_cast<volatile uint8_t *>(
-		mremap(p + 3 * kPage, kPage, kPage, MREMAP_MAYMOVE | MREMAP_FIXED, spot));
-	ASSERT_EQ((void *)moved, spot);
+	uint8_t *spot = split_and_move(p);
+	ASSERT_NE(spot, nullptr);
+	volatile uint8_t *moved = spot;
 	ASSERT_EQ(d.cb_destroy(h), 0);
 	ASSERT_EQ(munmap(p, 3 * kPage), 0);
 	EXPECT_EQ(stats()["command_buffers"], 1) << "the moved piece holds it";
