@@ -50,8 +50,9 @@ constexpr uint64_t kPage = 4096;
 // aborts the rest.
 constexpr double kRoundSeconds = 1.5;
 constexpr double kRoundGrace = 30;
-// A CB holds at most 1600 packets of at most 24 bytes.
-constexpr uint64_t kCbBytes = 10 * kPage;
+// A CB holds at most 1600 packets of at most 24 bytes, or a storm's
+// 5 * 1759 + 60 packets of 8 bytes.
+constexpr uint64_t kCbBytes = 24 * kPage;
 constexpr uint64_t kMaxPackets = 1600;
 
 double now_s()
@@ -97,6 +98,7 @@ private:
 	uint32_t pick_len();
 	uint32_t hostile_ctl(uint32_t opcode);
 	void put_packet(std::vector<uint32_t> &w, uint64_t cb_va);
+	void put_storm(std::vector<uint32_t> &w);
 	void fill_table();
 	bool check(const char *what, int rc, std::initializer_list<int> allowed);
 	void disturb(std::atomic<bool> &stop);
@@ -337,6 +339,31 @@ void Round::put_packet(std::vector<uint32_t> &w, uint64_t cb_va)
 	}
 }
 
+// Monitors of one SOB group that fire one another: each pays its writes
+// into the group's SOBs or into monitors' ARM registers (which fire at
+// once), then SOB writes set them off.
+void Round::put_storm(std::vector<uint32_t> &w)
+{
+	const uint32_t group = static_cast<uint32_t>(52 + r(1024 - 52));	// 8 SOBs from 416
+	// Sometimes nearly every user monitor: the widest cascade there is.
+	const uint32_t count = static_cast<uint32_t>(chance(4) ? 1000 + r(2048 - 289 - 1000)
+							     : 16 + r(240));
+	const uint32_t first = static_cast<uint32_t>(289 + r(2048 - 289 - count + 1));
+	for (uint32_t m = first; m < first + count; m++) {
+		const uint32_t sob = 8 * group + static_cast<uint32_t>(r(8));
+		const bool rearm = r(2);
+		const uint64_t target =
+			rearm ? GAUDI2_CFG_BASE + GAUDI2_SM_MON_ARM_0 + 4ull * (first + r(count))
+			      : GAUDI2_CFG_BASE + GAUDI2_SM_SOB_OBJ_0 + 4ull * sob;
+		const uint32_t arm = group | ((0xffu & ~(1u << (sob % 8))) << GAUDI2_MON_ARM_MASK_SHIFT) |
+				     (1u << GAUDI2_MON_ARM_VAL_SHIFT);
+		put_monitor(w, m, target, rearm ? arm : GAUDI2_SOB_ADD_MASK | 1, sob, 1, false,
+			    static_cast<uint32_t>(r(4)) << GAUDI2_MON_CFG_WR_NUM_SHIFT);
+	}
+	for (uint64_t i = 0, n = 1 + r(60); i < n; i++)
+		put_sob(w, 8 * group + static_cast<uint32_t>(r(8)), 1, true);
+}
+
 // The CB_LIST table: entries that call CBs (often the caller itself,
 // which recurses until the call depth runs out), and index words.
 void Round::fill_table()
@@ -411,8 +438,11 @@ int Round::run()
 		const uint64_t n = chance(8) ? 100 + r(kMaxPackets - 100) : 1 + r(40);
 		const Range &pool = cb_pool_[r(cb_pool_.size())];
 		const uint64_t cb = pool.va;
-		for (uint64_t i = 0; i < n; i++)
-			put_packet(w, cb);
+		if (clean_ && chance(12))
+			put_storm(w);
+		else
+			for (uint64_t i = 0; i < n; i++)
+				put_packet(w, cb);
 		memcpy(pool.host, w.data(), std::min<size_t>(w.size() * 4, pool.size));
 		fill_table();
 
