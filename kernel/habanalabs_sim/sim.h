@@ -24,6 +24,8 @@
 #include "habanalabs_abi.h"
 #include "habanalabs_extra.h"
 
+struct pci_dev;
+
 #define SIM_NAME		"habanalabs_sim"
 #define SIM_MAX_DEVICES		8
 
@@ -243,8 +245,21 @@ static inline void sim_stat_dec(enum sim_stat s)
 	atomic_dec(&sim_stats[s]);
 }
 
+/* A device's memory when it is a PCI BAR (pci_memory=1, sim_bar.c). */
+struct sim_bar {
+	struct pci_dev *pdev;
+	phys_addr_t phys;		/* the BAR's CPU physical address */
+	u64 size;
+	void *kaddr;			/* the device's own mapping of it */
+	spinlock_t lock;		/* used */
+	unsigned long npages;
+	unsigned long *used;		/* a bit per page given out */
+};
+
 struct sim_device {
+	bool live;			/* its slot is in use */
 	unsigned int index;
+	struct sim_bar *bar;		/* NULL: its memory is RAM */
 	dev_t devt;			/* compute; control is devt + 1 */
 	struct cdev cdev;		/* both minors */
 	struct device *dev_compute;
@@ -295,7 +310,9 @@ struct sim_bo {
 	bool kernel;			/* pages of a CB: references */
 	bool sram;			/* the device's SRAM: not DRAM */
 	unsigned long npages;
-	struct page **pages;
+	struct page **pages;		/* NULL for BAR memory */
+	u64 bar_off;			/* BAR memory: where in the BAR */
+	void *kaddr;			/* BAR memory: the device's mapping */
 	u64 size;			/* npages * PAGE_SIZE */
 	u64 page_size;			/* device page size of ALLOC */
 	struct mm_struct *mm;		/* userptr: charged to its pinned_vm */
@@ -462,12 +479,24 @@ extern unsigned int sim_cs_timeout_s;
 extern unsigned int sim_cs_inline_bytes;
 
 /* sim_dev.c */
-int sim_devices_create(unsigned int num, u64 mem_size, u64 sram_size);
-void sim_devices_destroy(void);
+int sim_devices_init(u64 sram_size);
+int sim_device_add(struct sim_bar *bar, u64 mem_size);
+struct sim_bar *sim_device_remove(struct device *parent);
+void sim_devices_fini(void);
+
+/* sim_pci.c, sim_bar.c: devices whose memory is a PCI BAR */
+int sim_pci_register(void);
+void sim_pci_unregister(void);
+int sim_bar_init(struct sim_bar *bar, struct pci_dev *pdev);
+void sim_bar_fini(struct sim_bar *bar);
+int sim_bar_alloc(struct sim_bar *bar, u64 size, u64 align, u64 *off);
+void sim_bar_free(struct sim_bar *bar, u64 off, u64 size);
 
 /* sim_mem.c */
 void sim_bo_put(struct sim_bo *bo);
 void sim_bo_get(struct sim_bo *bo);
+void *sim_bo_map(struct sim_bo *bo, u64 off, u64 *len);
+void sim_bo_unmap(struct sim_bo *bo, void *p);
 void sim_bo_read(struct sim_bo *bo, u64 off, void *data, u32 len);
 void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len);
 int sim_mem_alloc(struct sim_ctx *ctx, struct hl_mem_in *in, u64 *handle);

@@ -76,7 +76,7 @@ static int sim_dma_swap_copy(struct sim_cs *cs, const struct sim_cmd *op)
 
 static int sim_dma_copy(struct sim_cs *cs, const struct sim_cmd *op)
 {
-	u64 soff = op->src_off, doff = op->dst_off;
+	u64 soff = op->src_off, doff = op->dst_off, slen, dlen;
 	u32 left = op->len, chunk, n = 0;
 	void *s, *d;
 	int rc;
@@ -85,14 +85,13 @@ static int sim_dma_copy(struct sim_cs *cs, const struct sim_cmd *op)
 		return sim_dma_swap_copy(cs, op);
 
 	while (left) {
-		chunk = min3((u64)left, PAGE_SIZE - (soff & ~PAGE_MASK),
-			     PAGE_SIZE - (doff & ~PAGE_MASK));
-		s = kmap_local_page(op->src->pages[soff >> PAGE_SHIFT]);
-		d = kmap_local_page(op->dst->pages[doff >> PAGE_SHIFT]);
-		memcpy(d + (doff & ~PAGE_MASK), s + (soff & ~PAGE_MASK),
-		       chunk);
-		kunmap_local(d);
-		kunmap_local(s);
+		s = sim_bo_map(op->src, soff, &slen);
+		d = sim_bo_map(op->dst, doff, &dlen);
+		/* At most a page between checks, whatever the memory. */
+		chunk = min3((u64)left, min(slen, dlen), PAGE_SIZE);
+		memcpy(d, s, chunk);
+		sim_bo_unmap(op->dst, d);
+		sim_bo_unmap(op->src, s);
 		soff += chunk;
 		doff += chunk;
 		left -= chunk;
@@ -128,6 +127,12 @@ static bool sim_dma_overlaps(const struct sim_cmd *op)
 	struct page **src;
 	bool hit = false;
 	pgoff_t i;
+
+	/* BAR memory is no other memory: only a range of itself overlaps. */
+	if (!op->src->pages || !op->dst->pages)
+		return op->src == op->dst &&
+		       op->src_off < op->dst_off + op->len &&
+		       op->dst_off < op->src_off + op->len;
 
 	src = kvmalloc_array(ns, sizeof(*src), GFP_KERNEL);
 	if (!src)

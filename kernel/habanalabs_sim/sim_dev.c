@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -18,8 +19,9 @@
 
 static struct class *sim_class;
 static dev_t sim_devt_base;
-static struct sim_device *sim_devs;
-static unsigned int sim_ndevs;
+static struct sim_device sim_devs[SIM_MAX_DEVICES];
+static DEFINE_MUTEX(sim_devs_lock);	/* which slots are live */
+static u64 sim_sram_size;
 
 /* ---- sysfs --------------------------------------------------------- */
 
@@ -379,21 +381,30 @@ static void sim_device_fini(struct sim_device *sdev)
 }
 
 static int sim_device_init(struct sim_device *sdev, unsigned int index,
-			   u64 mem_size, u64 sram_size)
+			   struct sim_bar *bar, u64 mem_size, u64 sram_size)
 {
+	struct device *parent = bar ? &bar->pdev->dev : NULL;
 	int rc;
 
 	sdev->index = index;
 	sdev->devt = MKDEV(MAJOR(sim_devt_base), 2 * index);
-	sdev->mem_size = mem_size;
+	sdev->bar = bar;
+	sdev->mem_size = bar ? bar->size : mem_size;
 	spin_lock_init(&sdev->mem_lock);
 	spin_lock_init(&sdev->event_lock);
 	mutex_init(&sdev->open_lock);
 	mutex_init(&sdev->engine);
 	sdev->created = ktime_get();
-	/* Stable per index: bus 0x10 + index, like slots in one server. */
-	snprintf(sdev->pci_addr, sizeof(sdev->pci_addr), "0000:%02x:00.0",
-		 0x10 + index);
+	/*
+	 * A PCI device's own bus id; a RAM device's is stable per index: bus
+	 * 0x10 + index, like slots in one server.
+	 */
+	if (bar)
+		strscpy(sdev->pci_addr, pci_name(bar->pdev),
+			sizeof(sdev->pci_addr));
+	else
+		snprintf(sdev->pci_addr, sizeof(sdev->pci_addr),
+			 "0000:%02x:00.0", 0x10 + index);
 
 	rc = sim_sm_init(sdev);
 	if (rc)
@@ -416,14 +427,14 @@ static int sim_device_init(struct sim_device *sdev, unsigned int index,
 	if (rc)
 		goto err_wq;
 
-	sdev->dev_compute = device_create(sim_class, NULL, sdev->devt, sdev,
+	sdev->dev_compute = device_create(sim_class, parent, sdev->devt, sdev,
 					  "hlsim%u", index);
 	if (IS_ERR(sdev->dev_compute)) {
 		rc = PTR_ERR(sdev->dev_compute);
 		sdev->dev_compute = NULL;
 		goto err;
 	}
-	sdev->dev_control = device_create(sim_class, NULL, sdev->devt + 1,
+	sdev->dev_control = device_create(sim_class, parent, sdev->devt + 1,
 					  sdev, "hlsim_controlD%u", index);
 	if (IS_ERR(sdev->dev_control)) {
 		rc = PTR_ERR(sdev->dev_control);
@@ -449,54 +460,94 @@ err_mutex:
 	return rc;
 }
 
-int sim_devices_create(unsigned int num, u64 mem_size, u64 sram_size)
+/*
+ * The devices live in slots: RAM devices are added at load, PCI devices
+ * as their functions probe (sim_pci.c).  A slot's index gives its minors
+ * and its node names.
+ */
+int sim_devices_init(u64 sram_size)
 {
-	unsigned int i;
 	int rc;
 
-	sim_devs = kcalloc(num, sizeof(*sim_devs), GFP_KERNEL);
-	if (!sim_devs)
-		return -ENOMEM;
-
-	rc = alloc_chrdev_region(&sim_devt_base, 0, 2 * num, SIM_NAME);
+	sim_sram_size = sram_size;
+	rc = alloc_chrdev_region(&sim_devt_base, 0, 2 * SIM_MAX_DEVICES,
+				 SIM_NAME);
 	if (rc)
-		goto err_free;
-
+		return rc;
 	sim_class = hl_class_create(SIM_NAME);
 	if (IS_ERR(sim_class)) {
-		rc = PTR_ERR(sim_class);
-		goto err_region;
+		unregister_chrdev_region(sim_devt_base, 2 * SIM_MAX_DEVICES);
+		return PTR_ERR(sim_class);
 	}
 	sim_class->dev_groups = sim_dev_groups;
-
-	for (i = 0; i < num; i++) {
-		rc = sim_device_init(&sim_devs[i], i, mem_size, sram_size);
-		if (rc)
-			goto err_devs;
-		sim_ndevs++;
-	}
-	pr_info(SIM_NAME ": %u emulated GAUDI2 device(s), %llu MiB each, %llu MiB of SRAM, major %d\n",
-		num, mem_size >> 20, sram_size >> 20, MAJOR(sim_devt_base));
 	return 0;
+}
 
-err_devs:
-	while (sim_ndevs)
-		sim_device_fini(&sim_devs[--sim_ndevs]);
-	class_destroy(sim_class);
-err_region:
-	unregister_chrdev_region(sim_devt_base, 2 * num);
-err_free:
-	kfree(sim_devs);
+/*
+ * A device with @bar's memory, or with @mem_size bytes of RAM if @bar is
+ * NULL, in the first free slot.
+ */
+int sim_device_add(struct sim_bar *bar, u64 mem_size)
+{
+	unsigned int i;
+	int rc = -ENOSPC;
+
+	mutex_lock(&sim_devs_lock);
+	for (i = 0; i < SIM_MAX_DEVICES; i++) {
+		if (sim_devs[i].live)
+			continue;
+		rc = sim_device_init(&sim_devs[i], i, bar, mem_size,
+				     sim_sram_size);
+		if (!rc)
+			sim_devs[i].live = true;
+		break;
+	}
+	mutex_unlock(&sim_devs_lock);
+	if (rc == -ENOSPC)
+		pr_err(SIM_NAME ": more than %d devices\n", SIM_MAX_DEVICES);
+	else if (!rc)
+		dev_info(sim_devs[i].dev_compute,
+			 "emulated GAUDI2 at %s, %llu MiB of %s memory, %llu MiB of SRAM\n",
+			 sim_devs[i].pci_addr, sim_devs[i].mem_size >> 20,
+			 bar ? "BAR" : "RAM", sim_sram_size >> 20);
 	return rc;
 }
 
-void sim_devices_destroy(void)
+/* Removes the device whose memory is @parent's BAR; returns its BAR. */
+struct sim_bar *sim_device_remove(struct device *parent)
 {
-	unsigned int n = sim_ndevs;
+	struct sim_bar *bar = NULL;
+	unsigned int i;
 
-	while (sim_ndevs)
-		sim_device_fini(&sim_devs[--sim_ndevs]);
+	mutex_lock(&sim_devs_lock);
+	for (i = 0; i < SIM_MAX_DEVICES; i++) {
+		struct sim_device *sdev = &sim_devs[i];
+
+		if (sdev->live && sdev->bar && &sdev->bar->pdev->dev == parent) {
+			bar = sdev->bar;
+			sim_device_fini(sdev);
+			memset(sdev, 0, sizeof(*sdev));
+			break;
+		}
+	}
+	mutex_unlock(&sim_devs_lock);
+	return bar;
+}
+
+/* At unload, after the PCI devices went: the RAM devices, the class. */
+void sim_devices_fini(void)
+{
+	unsigned int i;
+
+	mutex_lock(&sim_devs_lock);
+	for (i = 0; i < SIM_MAX_DEVICES; i++) {
+		if (!sim_devs[i].live)
+			continue;
+		WARN_ON(sim_devs[i].bar);
+		sim_device_fini(&sim_devs[i]);
+		memset(&sim_devs[i], 0, sizeof(sim_devs[i]));
+	}
+	mutex_unlock(&sim_devs_lock);
 	class_destroy(sim_class);
-	unregister_chrdev_region(sim_devt_base, 2 * n);
-	kfree(sim_devs);
+	unregister_chrdev_region(sim_devt_base, 2 * SIM_MAX_DEVICES);
 }

@@ -2,13 +2,24 @@
 /*
  * habanalabs_sim: dma-buf exporter for a page range of device memory.
  *
- * Unlike the real Gaudi exporter (peer-to-peer only), these dma-bufs are
- * ordinary pages: importers may map them to an sg table, vmap them or
- * mmap them, and userspace may mmap the fd.  As with the real driver, a
- * dma-buf keeps its mapping in place (UNMAP is refused, so FREE is too)
- * and holds the compute file it was exported from, so the context is
- * released only after the last dma-buf; it also holds its own reference
- * on the backing object.
+ * Device memory in a PCI BAR (pci_memory=1) is exported as the driver's
+ * habanalabs_dmabuf_ops export it (drivers/accel/habanalabs/common/
+ * memory.c): attach, map, unmap and release only, no CPU access; attach
+ * marks an importer the PCI topology keeps from the BAR
+ * (pci_p2pdma_distance() fails, as it always does on a kernel without
+ * CONFIG_PCI_P2PDMA) as not peer to peer, and map then refuses it with
+ * EPERM; otherwise the sg table holds the BAR's addresses mapped for the
+ * importer with dma_map_resource().
+ *
+ * Device memory in RAM (the default) is ordinary pages, which the real
+ * driver never exports: importers may map them to an sg table, vmap them
+ * or mmap them, and userspace may mmap the fd; the option for tests that
+ * need an exporter with CPU access.
+ *
+ * Either way, as with the real driver, a dma-buf keeps its mapping in
+ * place (UNMAP is refused, so FREE is too) and holds the compute file it
+ * was exported from, so the context is released only after the last
+ * dma-buf; it also holds its own reference on the backing object.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
@@ -16,6 +27,8 @@
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -158,6 +171,102 @@ static int sim_dmabuf_end_cpu(struct dma_buf *dmabuf,
 	return 0;
 }
 
+/* hl_dmabuf_attach(): the topology decides, map refuses. */
+static int sim_dmabuf_p2p_attach(struct dma_buf *dmabuf,
+				 struct dma_buf_attachment *attach)
+{
+	struct sim_dmabuf *sbuf = dmabuf->priv;
+
+	if (pci_p2pdma_distance(sbuf->bo->sdev->bar->pdev, attach->dev,
+				true) < 0)
+		attach->peer2peer = false;
+	return 0;
+}
+
+static void sim_dmabuf_p2p_unmap_sgt(struct device *dev,
+				     struct sg_table *sgt,
+				     enum dma_data_direction dir)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		if (sg_dma_len(sg))
+			dma_unmap_resource(dev, sg_dma_address(sg),
+					   sg_dma_len(sg), dir,
+					   DMA_ATTR_SKIP_CPU_SYNC);
+	/* sg_free_table() walks orig_nents. */
+	sgt->orig_nents = sgt->nents;
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+/*
+ * hl_map_dmabuf(): the BAR's addresses, mapped for the importer in
+ * segments it takes, and no CPU list (orig_nents 0), as the driver's.
+ */
+static struct sg_table *sim_dmabuf_p2p_map(struct dma_buf_attachment *attach,
+					   enum dma_data_direction dir)
+{
+	struct sim_dmabuf *sbuf = attach->dmabuf->priv;
+	struct sim_bo *bo = sbuf->bo;
+	phys_addr_t phys = bo->sdev->bar->phys + bo->bar_off +
+			   ((u64)sbuf->first << PAGE_SHIFT);
+	u64 left = (u64)sbuf->npages << PAGE_SHIFT, seg, n;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+	dma_addr_t addr;
+	int rc;
+
+	if (!attach->peer2peer)
+		return ERR_PTR(-EPERM);
+	seg = ALIGN_DOWN(dma_get_max_seg_size(attach->dev), PAGE_SIZE);
+	if (!seg)
+		return ERR_PTR(-EINVAL);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	rc = sg_alloc_table(sgt, DIV_ROUND_UP(left, seg), GFP_KERNEL);
+	if (rc) {
+		kfree(sgt);
+		return ERR_PTR(rc);
+	}
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		n = min(left, seg);
+		addr = dma_map_resource(attach->dev, phys, n, dir,
+					DMA_ATTR_SKIP_CPU_SYNC);
+		if (dma_mapping_error(attach->dev, addr)) {
+			sgt->nents = i;
+			sim_dmabuf_p2p_unmap_sgt(attach->dev, sgt, dir);
+			return ERR_PTR(-ENOMEM);
+		}
+		sg_dma_address(sg) = addr;
+		sg_dma_len(sg) = n;
+		phys += n;
+		left -= n;
+	}
+	sgt->orig_nents = 0;
+	sim_stat_inc(SIM_STAT_DMABUF_ATTACH);
+	return sgt;
+}
+
+static void sim_dmabuf_p2p_unmap(struct dma_buf_attachment *attach,
+				 struct sg_table *sgt,
+				 enum dma_data_direction dir)
+{
+	sim_dmabuf_p2p_unmap_sgt(attach->dev, sgt, dir);
+	sim_stat_dec(SIM_STAT_DMABUF_ATTACH);
+}
+
+/* The driver's four operations, and no others. */
+static const struct dma_buf_ops sim_dmabuf_p2p_ops = {
+	.attach = sim_dmabuf_p2p_attach,
+	.map_dma_buf = sim_dmabuf_p2p_map,
+	.unmap_dma_buf = sim_dmabuf_p2p_unmap,
+	.release = sim_dmabuf_release,
+};
+
 static const struct dma_buf_ops sim_dmabuf_ops = {
 	.map_dma_buf = sim_dmabuf_map,
 	.unmap_dma_buf = sim_dmabuf_unmap,
@@ -195,7 +304,7 @@ int sim_dmabuf_export(struct sim_ctx *ctx, struct sim_va *va, u64 offset,
 	sbuf->first = offset >> PAGE_SHIFT;
 	sbuf->npages = size >> PAGE_SHIFT;
 
-	exp.ops = &sim_dmabuf_ops;
+	exp.ops = bo->kaddr ? &sim_dmabuf_p2p_ops : &sim_dmabuf_ops;
 	exp.size = size;
 	/* As the real driver: the file's access mode is the caller's. */
 	exp.flags = flags;

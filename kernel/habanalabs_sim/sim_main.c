@@ -20,6 +20,15 @@ module_param(memory_mb, uint, 0444);
 MODULE_PARM_DESC(memory_mb,
 		 "Device memory per device in MiB (default 256); backing pages are allocated per ALLOC");
 
+/*
+ * A Gaudi host as it is: device memory in a PCI BAR, exported peer to
+ * peer only (sim_pci.c, sim_bar.c, sim_dmabuf_p2p.c).
+ */
+static bool pci_memory;
+module_param(pci_memory, bool, 0444);
+MODULE_PARM_DESC(pci_memory,
+		 "One device per QEMU ivshmem-plain PCI function, its memory the function's BAR, exported peer to peer only as the habanalabs driver does (default: num_devices devices of RAM, exported with CPU access)");
+
 /* Gaudi2 has 48 MiB of SRAM (SRAM_SIZE), and the driver reports it. */
 static unsigned int sram_mb = 48;
 module_param(sram_mb, uint, 0444);
@@ -96,6 +105,7 @@ DEFINE_SHOW_ATTRIBUTE(sim_stats);
 
 static int __init sim_init(void)
 {
+	unsigned int i;
 	int rc;
 
 	if (!num_devices || num_devices > SIM_MAX_DEVICES) {
@@ -118,18 +128,31 @@ static int __init sim_init(void)
 	debugfs_create_file("events", 0444, sim_debugfs, NULL,
 			    &sim_events_fops);
 
-	rc = sim_devices_create(num_devices, (u64)memory_mb * SZ_1M,
-				(u64)sram_mb * SZ_1M);
-	if (rc) {
-		debugfs_remove_recursive(sim_debugfs);
-		return rc;
+	rc = sim_devices_init((u64)sram_mb * SZ_1M);
+	if (rc)
+		goto err_debugfs;
+	if (pci_memory) {
+		rc = sim_pci_register();
+	} else {
+		for (i = 0; i < num_devices && !rc; i++)
+			rc = sim_device_add(NULL, (u64)memory_mb * SZ_1M);
 	}
+	if (rc)
+		goto err_devices;
 	return 0;
+
+err_devices:
+	sim_devices_fini();
+err_debugfs:
+	debugfs_remove_recursive(sim_debugfs);
+	return rc;
 }
 
 static void __exit sim_exit(void)
 {
-	sim_devices_destroy();
+	if (pci_memory)
+		sim_pci_unregister();
+	sim_devices_fini();
 	debugfs_remove_recursive(sim_debugfs);
 }
 

@@ -76,7 +76,9 @@ static void sim_bo_release(struct kref *ref)
 			if (bo->pages[i])
 				__free_page(bo->pages[i]);
 	} else {
-		for (i = 0; i < bo->npages; i++)
+		if (bo->kaddr)
+			sim_bar_free(sdev->bar, bo->bar_off, bo->size);
+		for (i = 0; bo->pages && i < bo->npages; i++)
 			if (bo->pages[i])
 				__free_page(bo->pages[i]);
 		spin_lock(&sdev->mem_lock);
@@ -99,12 +101,38 @@ void sim_bo_put(struct sim_bo *bo)
 	kref_put(&bo->ref, sim_bo_release);
 }
 
+/*
+ * A kernel mapping of @bo from byte @off, and in *@len how many bytes of
+ * it are contiguous there (to the end of the page, or of BAR memory);
+ * sim_bo_unmap() ends it.
+ */
+void *sim_bo_map(struct sim_bo *bo, u64 off, u64 *len)
+{
+	if (bo->kaddr) {
+		*len = bo->size - off;
+		return bo->kaddr + off;
+	}
+	*len = PAGE_SIZE - (off & ~PAGE_MASK);
+	return kmap_local_page(bo->pages[off >> PAGE_SHIFT]) +
+	       (off & ~PAGE_MASK);
+}
+
+void sim_bo_unmap(struct sim_bo *bo, void *p)
+{
+	if (!bo->kaddr)
+		kunmap_local(p);
+}
+
 /* Reads @len bytes at byte @off of @bo's pages, across page ends. */
 void sim_bo_read(struct sim_bo *bo, u64 off, void *data, u32 len)
 {
 	u32 n;
 	void *p;
 
+	if (bo->kaddr) {
+		memcpy(data, bo->kaddr + off, len);
+		return;
+	}
 	while (len) {
 		n = min_t(u64, len, PAGE_SIZE - (off & ~PAGE_MASK));
 		p = kmap_local_page(bo->pages[off >> PAGE_SHIFT]);
@@ -122,6 +150,10 @@ void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len)
 	u32 n;
 	void *p;
 
+	if (bo->kaddr) {
+		memcpy(bo->kaddr + off, data, len);
+		return;
+	}
 	while (len) {
 		n = min_t(u64, len, PAGE_SIZE - (off & ~PAGE_MASK));
 		p = kmap_local_page(bo->pages[off >> PAGE_SHIFT]);
@@ -133,17 +165,22 @@ void sim_bo_write(struct sim_bo *bo, u64 off, const void *data, u32 len)
 	}
 }
 
-static struct sim_bo *sim_bo_new(struct sim_device *sdev, unsigned long npages)
+/* A BO of @npages, with an array for its pages unless it is BAR memory. */
+static struct sim_bo *sim_bo_new(struct sim_device *sdev, unsigned long npages,
+				 bool with_pages)
 {
 	struct sim_bo *bo;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return NULL;
-	bo->pages = kvcalloc(npages, sizeof(*bo->pages), GFP_KERNEL_ACCOUNT);
-	if (!bo->pages) {
-		kfree(bo);
-		return NULL;
+	if (with_pages) {
+		bo->pages = kvcalloc(npages, sizeof(*bo->pages),
+				     GFP_KERNEL_ACCOUNT);
+		if (!bo->pages) {
+			kfree(bo);
+			return NULL;
+		}
 	}
 	kref_init(&bo->ref);
 	bo->sdev = sdev;
@@ -169,7 +206,7 @@ static int sim_bo_alloc_device(struct sim_device *sdev, u64 size,
 	sdev->mem_used += size;
 	spin_unlock(&sdev->mem_lock);
 
-	bo = sim_bo_new(sdev, npages);
+	bo = sim_bo_new(sdev, npages, !sdev->bar);
 	if (!bo) {
 		spin_lock(&sdev->mem_lock);
 		sdev->mem_used -= size;
@@ -177,6 +214,17 @@ static int sim_bo_alloc_device(struct sim_device *sdev, u64 size,
 		return -ENOMEM;
 	}
 	bo->page_size = page_size;
+	if (sdev->bar) {
+		/* A range of the BAR, as contiguous as the device's pages. */
+		if (sim_bar_alloc(sdev->bar, size, max_t(u64, page_size, PAGE_SIZE),
+				  &bo->bar_off)) {
+			sim_bo_put(bo);
+			return -ENOMEM;
+		}
+		bo->kaddr = sdev->bar->kaddr + bo->bar_off;
+		*out = bo;
+		return 0;
+	}
 	/*
 	 * Charged to the caller's memory cgroup, and given up when the caller
 	 * is killed: a large allocation must not keep a dying process (say,
@@ -212,7 +260,7 @@ int sim_sram_init(struct sim_device *sdev, u64 size)
 
 	if (!npages)
 		return 0;
-	bo = sim_bo_new(sdev, npages);
+	bo = sim_bo_new(sdev, npages, true);
 	if (!bo)
 		return -ENOMEM;
 	/* The device's own memory, not an object of an open. */
@@ -518,7 +566,7 @@ int sim_mem_map_host(struct sim_ctx *ctx, struct hl_mem_in *in,
 	if (npages > SIM_MAX_USERPTR_PAGES)
 		return -EINVAL;
 
-	bo = sim_bo_new(ctx->sdev, npages);
+	bo = sim_bo_new(ctx->sdev, npages, true);
 	if (!bo)
 		return -ENOMEM;
 	rc = sim_account_pinned(bo);
@@ -619,7 +667,7 @@ int sim_mem_map_kernel(struct sim_ctx *ctx, void *kaddr, u32 size,
 	struct sim_bo *bo;
 	u64 vaddr;
 
-	bo = sim_bo_new(ctx->sdev, npages);
+	bo = sim_bo_new(ctx->sdev, npages, true);
 	if (!bo)
 		return -ENOMEM;
 	bo->kernel = true;
