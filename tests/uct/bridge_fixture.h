@@ -96,4 +96,10 @@ protected:
 			    uint64_t roff, uint64_t len, uint32_t seed);
 };
 
+// The tests that play a hostile peer, owner or user (uct_*_test.cc).
+class Hostile : public Bridge {
+protected:
+	void TearDown() override { set_cs_delay(0); }
+};
+
 }  // namespace uct_test

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +16,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "addresses.h"
 
 namespace uct_test {
 
@@ -164,6 +167,127 @@ uint64_t flood_sockets(const std::vector<std::string> &names, double seconds)
 	}
 	close(dgram);
 	return through;
+}
+
+std::string admission_socket_of(pid_t pid, uint64_t nonce)
+{
+	char p[32], n[32];
+	snprintf(p, sizeof(p), "%d.", static_cast<int>(pid));
+	snprintf(n, sizeof(n), "%016llx", static_cast<unsigned long long>(nonce));
+	for (const std::string &name : unix_sockets(kNeedle)) {
+		const size_t at = name.find(p);
+		if (at == std::string::npos || at == 0 || (name[at - 1] != '/' && name[at - 1] != '.'))
+			continue;
+		if (nonce && name.find(n) == std::string::npos)
+			continue;
+		return name;
+	}
+	return "";
+}
+
+uint64_t nonce_of(const std::vector<uint8_t> &address)
+{
+	gaudi_ipc::IfaceAddr a;
+	if (address.size() < sizeof(gaudi_ipc::DeviceAddr) + sizeof(a))
+		return 0;
+	memcpy(&a, address.data() + sizeof(gaudi_ipc::DeviceAddr), sizeof(a));
+	return a.nonce;
+}
+
+std::vector<uint8_t> forged_address(uint64_t nonce)
+{
+	gaudi_ipc::DeviceAddr d = gaudi_ipc::device_addr(gaudi_ipc::this_node());
+	gaudi_ipc::IfaceAddr a;
+	memset(&a, 0, sizeof(a));
+	a.pid = gaudi_ipc::this_process().pid;
+	a.start = gaudi_ipc::this_process().start;
+	a.flags = gaudi_ipc::kAddrMailbox;
+	a.nonce = nonce;
+	std::vector<uint8_t> v(sizeof(d) + sizeof(a));
+	memcpy(v.data(), &d, sizeof(d));
+	memcpy(v.data() + sizeof(d), &a, sizeof(a));
+	return v;
+}
+
+int count_fds(pid_t pid)
+{
+	DIR *d = opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
+	if (!d)
+		return -1;
+	int n = 0;
+	while (struct dirent *e = readdir(d))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+uint64_t vm_pin_kib(pid_t pid)
+{
+	std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+	std::string line;
+	while (std::getline(f, line))
+		if (line.compare(0, 7, "VmPin:\t") == 0)
+			return strtoull(line.c_str() + 7, nullptr, 10);
+	return 0;
+}
+
+Sysctl::Sysctl(const char *name, const std::string &value)
+	: path_(std::string("/proc/sys/") + name)
+{
+	std::ifstream in(path_);
+	if (!std::getline(in, old_))
+		return;
+	std::ofstream out(path_);
+	out << value << std::endl;
+	out.close();
+	std::ifstream check(path_);
+	std::string now;
+	ok_ = std::getline(check, now) && now == value;
+}
+
+Sysctl::~Sysctl()
+{
+	if (!old_.empty()) {
+		std::ofstream out(path_);
+		out << old_ << std::endl;
+	}
+}
+
+Squat::Squat(unsigned uid, const std::vector<std::string> &paths, bool as_links)
+	: paths_(paths), links_(as_links)
+{
+	// Only system calls in the child: this process has threads.
+	std::vector<const char *> names;
+	for (const std::string &p : paths_)
+		names.push_back(p.c_str());
+	pid_t c = fork();
+	if (c == 0) {
+		if (setgid(uid) || setuid(uid))
+			_exit(10);
+		for (const char *n : names) {
+			if (links_ ? symlink("/tmp", n) < 0 : mkdir(n, 0777) < 0)
+				_exit(11);
+			if (!links_ && chmod(n, 0777) < 0)
+				_exit(12);
+		}
+		_exit(0);
+	}
+	int status = -1;
+	ok_ = c > 0 && waitpid(c, &status, 0) == c && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0;
+}
+
+Squat::~Squat()
+{
+	for (const std::string &p : paths_) {
+		struct stat st;
+		if (lstat(p.c_str(), &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			unlink(p.c_str());
+		else
+			rmdir(p.c_str());
+	}
 }
 
 }  // namespace uct_test

@@ -44,6 +44,47 @@ std::vector<std::string> unix_sockets(const char *needle);
 // attempts got through.
 uint64_t flood_sockets(const std::vector<std::string> &names, double seconds);
 
+// The path of the admission socket of pid's interface with that nonce (0:
+// any of pid's), as /proc/net/unix shows it; "" if there is none.
+std::string admission_socket_of(pid_t pid, uint64_t nonce = 0);
+// The nonce in an interface's address (device address, then interface
+// address, as uct_env's Iface::address() gives them).
+uint64_t nonce_of(const std::vector<uint8_t> &address);
+// The address of an interface this process does not have: its pid and
+// start time, the staged path offered, that nonce.
+std::vector<uint8_t> forged_address(uint64_t nonce);
+
+// How many fds pid holds; its pinned memory (VmPin) in KiB.
+int count_fds(pid_t pid);
+uint64_t vm_pin_kib(pid_t pid);
+
+// A sysctl under /proc/sys set for a test, and put back.
+class Sysctl {
+public:
+	Sysctl(const char *name, const std::string &value);
+	~Sysctl();
+	bool ok() const { return ok_; }
+
+private:
+	std::string path_, old_;
+	bool ok_ = false;
+};
+
+// Has user `uid` create each path (as a directory open to all, or as a
+// symlink to /tmp), as another user would before the victim starts.
+// Returns whether all were made; ~Squat removes them.
+class Squat {
+public:
+	Squat(unsigned uid, const std::vector<std::string> &paths, bool as_links);
+	~Squat();
+	bool ok() const { return ok_; }
+
+private:
+	std::vector<std::string> paths_;
+	bool links_;
+	bool ok_ = false;
+};
+
 // A packed key with one change and its checksum made right again.
 template <typename F>
 std::vector<uint8_t> repack(std::vector<uint8_t> k, F change)

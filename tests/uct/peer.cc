@@ -35,7 +35,8 @@ void set_peer_program(const char *path)
 		snprintf(peer_program, sizeof(peer_program), "%s", buf);
 }
 
-Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env, uint64_t memlock)
+Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env, uint64_t memlock,
+	   int run_as)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -46,7 +47,10 @@ Peer::Peer(int dev, bool as_nobody, const std::vector<std::string> &env, uint64_
 		fcntl(sv[1], F_SETFD, 0);  // the peer inherits its end
 		for (auto &e : env)
 			putenv(strdup(e.c_str()));
-		if (as_nobody && (setgid(65534) || setuid(65534)))
+		if (as_nobody && run_as < 0)
+			run_as = 65534;
+		if (run_as >= 0 && (setgid(static_cast<gid_t>(run_as)) ||
+				    setuid(static_cast<uid_t>(run_as))))
 			_exit(120);
 		// What the program pins counts against memlock (root's
 		// programs would get CAP_IPC_LOCK back at exec otherwise).

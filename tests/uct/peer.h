@@ -57,9 +57,11 @@ public:
 	// nobody (no device then: host memory only); env entries are added
 	// to its environment.  A non-zero `memlock` runs it without
 	// CAP_IPC_LOCK within that RLIMIT_MEMLOCK, as an unprivileged user's
-	// process: what it pins for its device counts against it.
+	// process: what it pins for its device counts against it.  A
+	// `run_as` uid other than -1 runs it as that user (and group).
 	Peer(int dev, bool as_nobody = false,
-	     const std::vector<std::string> &env = {}, uint64_t memlock = 0);
+	     const std::vector<std::string> &env = {}, uint64_t memlock = 0,
+	     int run_as = -1);
 	~Peer();
 	Peer(const Peer &) = delete;
 	Peer &operator=(const Peer &) = delete;

@@ -78,11 +78,6 @@ bool sleep_until(const Iface &i, const volatile bool *done, double seconds,
 	return *done;
 }
 
-class Hostile : public Bridge {
-protected:
-	void TearDown() override { set_cs_delay(0); }
-};
-
 // A peer rewrites every word of the mailbox's header with hostile values
 // (a huge slot count, an offset that moves staging onto memory the owner
 // never registered, a linger time of ages) and truncates the segment; the

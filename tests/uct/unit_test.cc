@@ -388,36 +388,67 @@ TEST(Mailbox, HostileFieldsAreChecked)
 	EXPECT_EQ(v.raw(0).word.load(), wire::kFree);
 }
 
-// The private directory of the user's sockets: made 0700, and refused
-// when it is someone else's or open to others.
-TEST(Admission, PrivateDirectory)
+// Each interface listens in a directory it creates, 0700, named by its
+// pid and a random nonce, and removes it when it closes.  A name that
+// exists already (made by another user, or anything else) is never used;
+// a directory left by a process of this user that died is swept.
+TEST(Admission, ADirectoryOfItsOwnThatNobodyCouldName)
 {
-	std::string dir, why;
-	ASSERT_EQ(socket_dir(&dir, &why), 0) << why;
-	struct stat st;
-	ASSERT_EQ(lstat(dir.c_str(), &st), 0);
-	EXPECT_TRUE(S_ISDIR(st.st_mode));
-	EXPECT_EQ(st.st_mode & 0777, 0700u);
-	EXPECT_EQ(st.st_uid, geteuid());
-	// A user whose directory another user made first: refused, with a
-	// message that says what to do.
-	const std::string nobody_dir = "/tmp/hl-gaudi-ipc-65534";
-	bool made = mkdir(nobody_dir.c_str(), 0700) == 0;
-	if (!made) {
-		GTEST_SKIP() << nobody_dir << " exists already";
+	const uint64_t nonce = random_u64();
+	const std::string sock = admission_path(this_process().pid, nonce);
+	const std::string dir = sock.substr(0, sock.rfind('/'));
+	{
+		AdmissionPoint ap;
+		std::string why;
+		ASSERT_EQ(ap.listen(nonce, &why), 0) << why;
+		struct stat st;
+		ASSERT_EQ(lstat(dir.c_str(), &st), 0);
+		EXPECT_TRUE(S_ISDIR(st.st_mode));
+		EXPECT_EQ(st.st_mode & 0777, 0700u);
+		EXPECT_EQ(st.st_uid, geteuid());
+		ASSERT_EQ(lstat(sock.c_str(), &st), 0);
+		EXPECT_TRUE(S_ISSOCK(st.st_mode));
 	}
+	struct stat st;
+	EXPECT_LT(lstat(dir.c_str(), &st), 0) << "left behind when it closed";
+	// Made first by someone else, as a directory or as a link: refused,
+	// and nothing is created or removed.
+	const uint64_t taken = random_u64();
+	const std::string sock2 = admission_path(this_process().pid, taken);
+	const std::string dir2 = sock2.substr(0, sock2.rfind('/'));
+	for (bool link : {false, true}) {
+		ASSERT_EQ(link ? symlink("/tmp", dir2.c_str()) : mkdir(dir2.c_str(), 0777), 0);
+		AdmissionPoint ap;
+		std::string why;
+		EXPECT_EQ(ap.listen(taken, &why), -EEXIST);
+		EXPECT_NE(why.find(dir2), std::string::npos) << why;
+		ASSERT_EQ(lstat(dir2.c_str(), &st), 0);
+		EXPECT_EQ(S_ISLNK(st.st_mode), link);
+		ASSERT_EQ(link ? unlink(dir2.c_str()) : rmdir(dir2.c_str()), 0);
+	}
+	// A directory of a process of this user that exited without closing
+	// its interface goes when the next process listens.
 	pid_t c = fork();
 	if (c == 0) {
-		if (setgid(65534) || setuid(65534))
-			_exit(10);
-		std::string d, w;
-		int rc = socket_dir(&d, &w);
-		_exit(rc == -EPERM && w.find("remove it") != std::string::npos ? 0 : 11);
+		AdmissionPoint ap;  // never closed: _exit runs no destructor
+		std::string why;
+		_exit(ap.listen(nonce, &why) == 0 ? 0 : 1);
 	}
 	int status = -1;
 	waitpid(c, &status, 0);
-	rmdir(nobody_dir.c_str());
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << WEXITSTATUS(status);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	const std::string left = admission_path(static_cast<uint32_t>(c), nonce);
+	const std::string left_dir = left.substr(0, left.rfind('/'));
+	ASSERT_EQ(lstat(left_dir.c_str(), &st), 0);
+	c = fork();
+	if (c == 0) {
+		AdmissionPoint ap;
+		std::string why;
+		_exit(ap.listen(random_u64(), &why) == 0 ? 0 : 1);
+	}
+	waitpid(c, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_LT(lstat(left_dir.c_str(), &st), 0) << "the dead process's directory stayed";
 }
 
 // An initiator of the same user is admitted, and gets the mailbox with the
@@ -431,11 +462,8 @@ TEST(Admission, SameUserAdmittedOthersNeverReachIt)
 	std::string why;
 	const uint64_t nonce = random_u64();
 	ASSERT_EQ(ap.listen(nonce, &why), 0) << why;
-	std::string dir;
-	ASSERT_EQ(socket_dir(&dir, &why), 0);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/%u.%016llx", dir.c_str(), this_process().pid,
-		 static_cast<unsigned long long>(nonce));
+	const std::string sock = admission_path(this_process().pid, nonce);
+	const char *path = sock.c_str();
 	pid_t c = fork();
 	if (c == 0) {
 		if (setgid(65534) || setuid(65534))
@@ -522,7 +550,8 @@ struct ServerAndLane {
 	{
 		std::string why;
 		const uint64_t nonce = random_u64();
-		EXPECT_EQ(srv.init({2, 4096, 1000000, linger_ns, spin_ns}, nonce, &why), 0) << why;
+		EXPECT_EQ(srv.create({2, 4096, 1000000, linger_ns, spin_ns}), 0);
+		EXPECT_EQ(srv.listen(nonce, &why), 0) << why;
 		ProcessHandle owner;
 		EXPECT_EQ(connect_owner(this_process(), nonce, &line, &owner), 0);
 		std::vector<int> lines;

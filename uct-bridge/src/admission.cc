@@ -20,10 +20,15 @@ namespace gaudi_ipc {
 
 namespace {
 
-std::string socket_name(uint32_t pid, uint64_t nonce)
+// Where interfaces listen: /tmp/hl-gaudi-ipc.<pid>.<nonce>/admit.
+constexpr char kParent[] = "/tmp";
+constexpr char kPrefix[] = "hl-gaudi-ipc.";
+constexpr char kSocket[] = "admit";
+
+std::string dir_name(uint32_t pid, uint64_t nonce)
 {
-	char name[48];
-	snprintf(name, sizeof(name), "%u.%016" PRIx64, pid, nonce);
+	char name[64];
+	snprintf(name, sizeof(name), "%s%u.%016" PRIx64, kPrefix, pid, nonce);
 	return name;
 }
 
@@ -38,20 +43,57 @@ int socket_address(const std::string &path, sockaddr_un *sa, socklen_t *len)
 	return 0;
 }
 
-// Sockets of processes that died without closing their interface: removed
-// by the next interface of the user that listens.  A name is "<pid>.<nonce>".
-void sweep_stale(const std::string &dir)
+std::string errno_text(int err) { return strerror(err); }
+
+// The parent must be what /tmp normally is: root's, and, if others may
+// write into it, sticky, so that nobody can remove or rename what another
+// user made there.
+int check_parent(std::string *why)
 {
-	DIR *d = opendir(dir.c_str());
-	if (!d)
+	struct stat st;
+	if (stat(kParent, &st) < 0) {
+		const int err = errno;
+		*why = std::string("cannot use ") + kParent + ": " + errno_text(err);
+		return -err;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+		*why = std::string(kParent) + " is not root's directory with the sticky bit";
+		return -EPERM;
+	}
+	return 0;
+}
+
+// Directories of this user's processes that died without closing their
+// interfaces: removed whenever an interface starts to listen.  Only
+// directories this user owns are touched (looked at through an fd opened
+// without following links), and nobody else can rename one.
+void sweep_stale(int parent)
+{
+	const int fd = fcntl(parent, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd < 0 ? nullptr : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			::close(fd);
 		return;
+	}
+	const size_t plen = strlen(kPrefix);
 	while (struct dirent *e = readdir(d)) {
-		char *end = nullptr;
-		unsigned long pid = strtoul(e->d_name, &end, 10);
-		if (!pid || end == e->d_name || *end != '.' || strlen(end + 1) != 16)
+		if (strncmp(e->d_name, kPrefix, plen) != 0)
 			continue;
-		if (kill(static_cast<pid_t>(pid), 0) < 0 && errno == ESRCH)
-			(void)unlinkat(dirfd(d), e->d_name, 0);
+		char *end = nullptr;
+		const unsigned long pid = strtoul(e->d_name + plen, &end, 10);
+		if (!pid || *end != '.' || strlen(end + 1) != 16)
+			continue;
+		if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+			continue;
+		hl::UniqueFd dir(openat(parent, e->d_name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		struct stat st;
+		if (!dir.valid() || fstat(dir.get(), &st) < 0 || st.st_uid != geteuid())
+			continue;
+		(void)unlinkat(dir.get(), kSocket, 0);
+		(void)unlinkat(parent, e->d_name, AT_REMOVEDIR);
 	}
 	closedir(d);
 }
@@ -67,47 +109,58 @@ struct ucred peer_credentials(int fd, int *rc)
 
 }  // namespace
 
-int socket_dir(std::string *dir, std::string *why)
+std::string admission_path(uint32_t pid, uint64_t nonce)
 {
-	const uid_t uid = geteuid();
-	*dir = "/tmp/hl-gaudi-ipc-" + std::to_string(uid);
-	if (mkdir(dir->c_str(), 0700) < 0 && errno != EEXIST) {
-		int err = errno;
-		*why = "cannot create " + *dir + ": " + strerror(err);
-		return -err;
-	}
-	// Made by this user, or found: either way it must be this user's own
-	// directory that nobody else may enter, not a link someone planted.
-	hl::UniqueFd fd(::open(dir->c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	struct stat st;
-	if (!fd.valid() || fstat(fd.get(), &st) < 0) {
-		int err = errno;
-		*why = *dir + " is not a directory of this user (" + strerror(err) +
-		       "): remove it";
-		return -err;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 077)) {
-		*why = *dir + " belongs to another user or is open to others: remove it";
-		return -EPERM;
-	}
-	return 0;
+	return std::string(kParent) + "/" + dir_name(pid, nonce) + "/" + kSocket;
 }
 
 AdmissionPoint::~AdmissionPoint()
 {
-	if (!path_.empty())
-		(void)unlink(path_.c_str());
+	fd_.reset();
+	if (dir_.valid()) {
+		(void)unlinkat(dir_.get(), kSocket, 0);
+		(void)rmdir(dir_path_.c_str());
+	}
 }
 
 int AdmissionPoint::listen(uint64_t nonce, std::string *why)
 {
-	std::string dir;
-	int rc = socket_dir(&dir, why);
+	int rc = check_parent(why);
 	if (rc < 0)
 		return rc;
-	sweep_stale(dir);
-	const std::string path =
-		dir + "/" + socket_name(static_cast<uint32_t>(getpid()), nonce);
+	hl::UniqueFd parent(::open(kParent, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (!parent.valid()) {
+		const int err = errno;
+		*why = std::string("cannot open ") + kParent + ": " + errno_text(err);
+		return -err;
+	}
+	sweep_stale(parent.get());
+	const std::string name = dir_name(static_cast<uint32_t>(getpid()), nonce);
+	const std::string dir_path = std::string(kParent) + "/" + name;
+	// A new directory, or none: a name that exists was not made here, and
+	// is never used (nobody could have known the nonce, so it is no
+	// accident).
+	if (mkdirat(parent.get(), name.c_str(), 0700) < 0) {
+		const int err = errno;
+		*why = "cannot create " + dir_path + ": " + errno_text(err);
+		return -err;
+	}
+	hl::UniqueFd dir(openat(parent.get(), name.c_str(),
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (!dir.valid()) {
+		const int err = errno;
+		(void)unlinkat(parent.get(), name.c_str(), AT_REMOVEDIR);
+		*why = "cannot open " + dir_path + ": " + errno_text(err);
+		return -err;
+	}
+	dir_ = std::move(dir);
+	dir_path_ = dir_path;
+	if (fchmod(dir_.get(), 0700) < 0) {  // whatever the umask made of it
+		const int err = errno;
+		*why = "cannot make " + dir_path + " private: " + errno_text(err);
+		return -err;
+	}
+	const std::string path = dir_path + "/" + kSocket;
 	sockaddr_un sa;
 	socklen_t len;
 	if ((rc = socket_address(path, &sa, &len)) < 0) {
@@ -115,15 +168,10 @@ int AdmissionPoint::listen(uint64_t nonce, std::string *why)
 		return rc;
 	}
 	hl::UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-	if (!fd.valid() || ::bind(fd.get(), reinterpret_cast<sockaddr *>(&sa), len) < 0) {
-		int err = errno;
-		*why = "cannot bind " + path + ": " + strerror(err);
-		return -err;
-	}
-	path_ = path;
-	if (::listen(fd.get(), 64) < 0) {
-		int err = errno;
-		*why = std::string("listen: ") + strerror(err);
+	if (!fd.valid() || ::bind(fd.get(), reinterpret_cast<sockaddr *>(&sa), len) < 0 ||
+	    ::listen(fd.get(), 64) < 0) {
+		const int err = errno;
+		*why = "cannot listen on " + path + ": " + errno_text(err);
 		return -err;
 	}
 	fd_ = std::move(fd);
@@ -178,13 +226,10 @@ int send_welcome(int line, const Welcome &w, int memfd)
 int connect_owner(const ProcessId &owner, uint64_t nonce, hl::UniqueFd *line,
 		  ProcessHandle *process)
 {
-	std::string dir, why;
-	int rc = socket_dir(&dir, &why);
-	if (rc < 0)
-		return rc;
 	sockaddr_un sa;
 	socklen_t len;
-	if ((rc = socket_address(dir + "/" + socket_name(owner.pid, nonce), &sa, &len)) < 0)
+	int rc = socket_address(admission_path(owner.pid, nonce), &sa, &len);
+	if (rc < 0)
 		return rc;
 	hl::UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (!fd.valid())

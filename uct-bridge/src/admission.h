@@ -2,11 +2,17 @@
 // Admission to an interface's staged path, and the line each admitted
 // initiator then shares with the interface.
 //
-// An interface that serves the staged path listens on a unix socket in
-// its user's private directory (/tmp/hl-gaudi-ipc-<euid>, mode 0700,
-// checked to be the user's own before use): processes of other users
-// cannot even connect, so they can neither wake the interface nor learn
-// anything from it.  An initiator connects; each side asks the kernel who
+// An interface that serves the staged path listens on a unix socket in a
+// directory of its own, /tmp/hl-gaudi-ipc.<pid>.<nonce>, which it creates
+// (mode 0700) and removes when it closes.  The nonce is 64 random bits
+// drawn when the interface opens, so no other user can create the name
+// first (whatever exists in /tmp beforehand is never used: the directory
+// must be new), and processes of other users cannot even connect, so they
+// can neither wake the interface nor learn anything from it.  /tmp is the
+// one place every process of a node's mount namespace sees, so an
+// initiator finds the socket from the interface's address alone; the
+// socket's path proves nothing, the kernel's word on who listens does.
+// An initiator connects; each side asks the kernel who
 // the other is (SO_PEERCRED: pid and uid; then a pidfd, proven against
 // the pid's start time) and goes on only with a process of its own uid,
 // root included: root is no more trusting than any other user.  The
@@ -58,8 +64,8 @@ public:
 	AdmissionPoint &operator=(const AdmissionPoint &) = delete;
 	~AdmissionPoint();
 
-	// Listens for the interface named by this process and nonce.  0 or
-	// -errno; on failure *why says what to do.
+	// Listens for the interface named by this process and nonce, in a
+	// directory it creates.  0 or -errno; on failure *why says why.
 	int listen(uint64_t nonce, std::string *why);
 	int fd() const { return fd_.get(); }
 	// Takes the next initiator waiting.  0, -EAGAIN (none waits), or
@@ -69,7 +75,8 @@ public:
 
 private:
 	hl::UniqueFd fd_;
-	std::string path_;
+	hl::UniqueFd dir_;  // the directory made for it
+	std::string dir_path_;
 };
 
 // Sends the welcome with the memfd.  0 or -errno.
@@ -93,8 +100,7 @@ enum class LineState { Quiet, Rung, Gone };
 // Reads every ring waiting on a line.
 LineState drain_line(int line);
 
-// The private directory of this user's sockets, checked (created if
-// missing).  0 or -errno with *why.
-int socket_dir(std::string *dir, std::string *why);
+// The admission socket of the interface (pid, nonce).
+std::string admission_path(uint32_t pid, uint64_t nonce);
 
 }  // namespace gaudi_ipc

@@ -4,6 +4,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -65,17 +66,30 @@ ucs_status_t StagedPath::init()
 	if (!set_.serve)
 		return UCS_OK;
 	auto server = std::make_unique<StagingServer>();
-	std::string why;
-	int rc = server->init(StagingServer::Settings{set_.slots, set_.slot_size,
-						      set_.dma_timeout_us, set_.linger_ns,
-						      set_.spin_ns},
-			      nonce_, &why);
+	int rc = server->create(StagingServer::Settings{set_.slots, set_.slot_size,
+							set_.dma_timeout_us, set_.linger_ns,
+							set_.spin_ns});
 	if (rc < 0) {
 		ucs_error("gaudi_ipc: cannot offer the staged path (%u slots of %" PRIu64
-			  " bytes): %s: %s; lower UCX_GAUDI_IPC_STAGING_SLOTS or "
-			  "UCX_GAUDI_IPC_STAGING_SIZE, or set UCX_GAUDI_IPC_CHANNELS=y",
-			  set_.slots, set_.slot_size, why.c_str(), strerror(-rc));
+			  " bytes): cannot create the staging mailbox: %s; lower "
+			  "UCX_GAUDI_IPC_STAGING_SLOTS or UCX_GAUDI_IPC_STAGING_SIZE, or set "
+			  "UCX_GAUDI_IPC_CHANNELS=y",
+			  set_.slots, set_.slot_size, strerror(-rc));
 		return status_from_errno(rc);
+	}
+	std::string why;
+	if ((rc = server->listen(nonce_, &why)) < 0) {
+		// No safe place to be found at: this interface serves no peer
+		// (its address says so), and UCX goes on with the other
+		// transports; the interface still moves data it initiates.
+		static std::atomic<bool> said{false};
+		if (!said.exchange(true))
+			ucs_warn("gaudi_ipc: the staged path does not serve peers of this "
+				 "process: %s; transfers towards it need channels or another "
+				 "transport", why.c_str());
+		else
+			ucs_debug("gaudi_ipc: interface %p serves no peer: %s", this, why.c_str());
+		return UCS_OK;
 	}
 	server_ = std::move(server);
 	ucs_status_t st = ucs_async_set_event_handler(UCS_ASYNC_MODE_THREAD_MUTEX,

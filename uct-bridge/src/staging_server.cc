@@ -49,15 +49,15 @@ int host_copy(void *dst, const void *src, uint64_t len, bool into_registered)
 
 }  // namespace
 
-int StagingServer::init(const Settings &s, uint64_t nonce, std::string *why)
+int StagingServer::create(const Settings &s)
 {
 	set_ = s;
+	return mb_.create(s.slots, s.slot_size);
+}
+
+int StagingServer::listen(uint64_t nonce, std::string *why)
+{
 	nonce_ = nonce;
-	int rc = mb_.create(s.slots, s.slot_size);
-	if (rc < 0) {
-		*why = "cannot create the staging mailbox";
-		return rc;
-	}
 	return admission_.listen(nonce, why);
 }
 

@@ -47,8 +47,11 @@ public:
 		uint64_t linger_ns;  // awake while slots are claimed, after the last piece
 		uint64_t spin_ns;    // awake after a piece, none claimed
 	};
-	// The mailbox and the admission point.  0 or -errno, with *why.
-	int init(const Settings &s, uint64_t nonce, std::string *why);
+	// The mailbox.  0 or -errno.
+	int create(const Settings &s);
+	// The admission point of the interface with that nonce.  0 or -errno,
+	// with *why.
+	int listen(uint64_t nonce, std::string *why);
 	int admission_fd() const { return admission_.fd(); }
 	const Geometry &geometry() const { return mb_.geometry(); }
 
