@@ -304,6 +304,27 @@ TEST(Mailbox, GeometryIsPrivateAndTheSegmentSealed)
 	EXPECT_EQ(bad.create(1, 1ull << 40), -EINVAL);
 }
 
+// Only shmem: a sealed memfd of the right size on hugetlbfs is refused
+// before it is mapped (an owner could punch its pages out and leave the
+// initiator a SIGBUS; Hostile.HugetlbMailboxCannotKillTheInitiator).
+TEST(Mailbox, OnlyShmemIsMapped)
+{
+	auto g = Geometry::make(1, (2 << 20) - 4096);
+	ASSERT_TRUE(g);
+	ASSERT_EQ(g->total, 2u << 20);
+	hl::UniqueFd huge(memfd_create("x", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB));
+	if (!huge.valid())
+		GTEST_SKIP() << "no hugetlbfs memfds here: " << strerror(errno);
+	ASSERT_EQ(ftruncate(huge.get(), static_cast<off_t>(g->total)), 0);
+	ASSERT_EQ(fcntl(huge.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
+	PeerMailbox p;
+	EXPECT_EQ(p.attach(std::move(huge), 1, g->slot_size, 1), -EPROTO);
+	EXPECT_FALSE(p.valid());
+	OwnerMailbox mb;
+	ASSERT_EQ(mb.create(1, g->slot_size), 0);
+	EXPECT_EQ(p.attach(hl::UniqueFd(dup(mb.fd())), 1, g->slot_size, 1), 0);
+}
+
 TEST(Mailbox, ClaimsCarryTheLane)
 {
 	TwoViews v(4, 4096, 7);

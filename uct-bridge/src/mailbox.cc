@@ -2,8 +2,10 @@
 #include "mailbox.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -161,14 +163,18 @@ int PeerMailbox::attach(hl::UniqueFd memfd, uint32_t slots, uint64_t slot_size, 
 		return -EPROTO;
 	// The kernel's word on what the owner sent: a file of this user,
 	// sealed at exactly the size of that geometry, so it cannot shrink
-	// under our mapping.
+	// under our mapping; and shmem (tmpfs), whose pages come back as
+	// zeroes whatever the owner does to the file.  On hugetlbfs an owner
+	// may punch a page out (the seals allow it) and take the pool's free
+	// huge pages: our next touch of the segment would be a SIGBUS.
 	struct stat st;
-	if (fstat(memfd.get(), &st) < 0)
+	struct statfs fs;
+	if (fstat(memfd.get(), &st) < 0 || fstatfs(memfd.get(), &fs) < 0)
 		return -errno;
 	const int seals = fcntl(memfd.get(), F_GET_SEALS);
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || seals < 0 ||
 	    (static_cast<unsigned>(seals) & kSeals) != kSeals ||
-	    static_cast<uint64_t>(st.st_size) != g->total)
+	    static_cast<uint64_t>(st.st_size) != g->total || fs.f_type != TMPFS_MAGIC)
 		return -EPROTO;
 	hlipc::Mapping map = hlipc::Mapping::map(g->total, PROT_READ | PROT_WRITE, MAP_SHARED,
 						 memfd.get(), 0);

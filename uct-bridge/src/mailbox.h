@@ -182,8 +182,9 @@ struct PieceState {
 class PeerMailbox {
 public:
 	// Maps the segment an owner sent with its welcome, after checking it
-	// is a memfd of this user, sealed at the size the owner's geometry
-	// gives.  0 or -errno (-EPROTO: not such a segment).
+	// is a shmem memfd of this user (not hugetlbfs: see mailbox.cc),
+	// sealed at the size the owner's geometry gives.  0 or -errno
+	// (-EPROTO: not such a segment).
 	int attach(hl::UniqueFd memfd, uint32_t slots, uint64_t slot_size, uint32_t lane);
 	bool valid() const { return map_.valid(); }
 	const Geometry &geometry() const { return g_; }

@@ -245,7 +245,7 @@ void StagedPath::take_welcome(StagedPeer &p)
 		ucs_error("gaudi_ipc: pid %u %s", p.owner.pid,
 			  gone ? "turned this process away from its staged path, or exited"
 			       : "sent a staging mailbox this process cannot use (not a "
-				 "sealed memfd of this user of the size it said)");
+				 "sealed shmem memfd of this user of the size it said)");
 		fail_peer(p, gone && !p.process.alive() ? UCS_ERR_CONNECTION_RESET
 			  : gone ? UCS_ERR_UNREACHABLE : UCS_ERR_IO_ERROR);
 		return;
