@@ -106,6 +106,34 @@ uint64_t helper_cpu_ticks(pid_t pid)
 	return sum;
 }
 
+std::map<int, uint64_t> helper_thread_ticks(pid_t pid)
+{
+	std::map<int, uint64_t> ticks;
+	const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return ticks;
+	while (struct dirent *e = readdir(d)) {
+		const int tid = atoi(e->d_name);
+		if (e->d_name[0] == '.' || tid == pid)
+			continue;
+		ticks[tid] = stat_ticks(dir + "/" + e->d_name + "/stat");
+	}
+	closedir(d);
+	return ticks;
+}
+
+uint64_t ticks_since(const std::map<int, uint64_t> &before, const std::map<int, uint64_t> &after)
+{
+	uint64_t sum = 0;
+	for (const auto &kv : after) {
+		auto it = before.find(kv.first);
+		if (it != before.end() && kv.second >= it->second)
+			sum += kv.second - it->second;
+	}
+	return sum;
+}
+
 std::vector<std::string> unix_sockets(const char *needle)
 {
 	std::vector<std::string> names;

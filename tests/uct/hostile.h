@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ bool open_mailbox_of(pid_t pid, Segment *out);
 // Clock ticks of CPU time pid's threads other than its main one have used
 // (user + system): the threads that serve its peers (UCX's async thread).
 uint64_t helper_cpu_ticks(pid_t pid);
+
+// Clock ticks of CPU time each thread of pid other than its main one has
+// used, by thread id.
+std::map<int, uint64_t> helper_thread_ticks(pid_t pid);
+// The ticks the threads of `after` used since `before` (threads in both).
+uint64_t ticks_since(const std::map<int, uint64_t> &before,
+		     const std::map<int, uint64_t> &after);
 
 // The names of the unix sockets whose address has `needle` in it, as
 // /proc/net/unix shows them to everybody ('@' for abstract ones).

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -13,11 +14,16 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <vector>
 #include <memory>
 
+#include "addresses.h"
+#include "admission.h"
 #include "hlthunk.h"
+#include "mailbox.h"
 #include "no_ipc_lock.h"
 #include "staged_transfer.h"
 #include "uct_env.h"
@@ -174,6 +180,7 @@ struct PeerState {
 	int sock = -1;
 	int link_fd = -1;
 	hlipc::PeerLink link;
+	std::vector<int> filler;  // kFds
 };
 
 void set_blob(PeerMsg &r, const std::vector<uint8_t> &b)
@@ -190,6 +197,63 @@ Buffer *buffer(PeerState &s, uint64_t id, uint64_t off, uint64_t len)
 	    len > it->second->size() - off)
 		return nullptr;
 	return it->second.get();
+}
+
+// kFlood: a busy peer of the owner's user.
+int flood(const std::vector<uint8_t> &address, uint64_t ms, uint64_t *pieces)
+{
+	using namespace gaudi_ipc;
+	IfaceAddr a;
+	if (address.size() != sizeof(DeviceAddr) + sizeof(a))
+		return -EINVAL;
+	memcpy(&a, address.data() + sizeof(DeviceAddr), sizeof(a));
+	hl::UniqueFd line;
+	ProcessHandle owner;
+	int rc = connect_owner(ProcessId{a.pid, a.start}, a.nonce, &line, &owner);
+	if (rc < 0)
+		return rc;
+	Welcome w;
+	hl::UniqueFd memfd;
+	struct pollfd p = {line.get(), POLLIN, 0};
+	if (poll(&p, 1, 10000) != 1 || (rc = recv_welcome(line.get(), &w, &memfd)) < 0)
+		return rc < 0 ? rc : -ETIMEDOUT;
+	PeerMailbox mb;
+	if ((rc = mb.attach(std::move(memfd), w.slots, w.slot_size, w.lane)) < 0)
+		return rc;
+	// One slot stays claimed, as if being filled: the owner waits awake
+	// for it (its linger time), and each piece answered meanwhile is
+	// posted again.
+	std::vector<uint32_t> mine;
+	if (mb.claim() < 0)
+		return -EBUSY;
+	for (int i; (i = mb.claim()) >= 0;) {
+		mine.push_back(static_cast<uint32_t>(i));
+		mb.post(static_cast<uint32_t>(i), SlotOp::Put, 0, 0, 1);
+	}
+	ring_line(line.get());
+	const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+	for (unsigned turn = 0; std::chrono::steady_clock::now() < end; turn++) {
+		bool again = false;
+		for (uint32_t slot : mine) {
+			const PieceState st = mb.look(slot);
+			if (st.kind != PieceState::Done && st.kind != PieceState::Lost)
+				continue;
+			mb.release(slot);
+			const int j = mb.claim();  // the slot just freed: all are ours
+			if (j < 0)
+				continue;
+			mb.post(static_cast<uint32_t>(j), SlotOp::Put, 0, 0, 1);
+			++*pieces;
+			again = true;
+		}
+		if (again && !mb.owner_awake())
+			ring_line(line.get());
+		if ((turn & 1023) == 1023 && drain_line(line.get()) == LineState::Gone)
+			break;
+		if (!again)
+			sched_yield();
+	}
+	return 0;
 }
 
 void handle(PeerState &s, const PeerMsg &m, PeerMsg &r)
@@ -368,6 +432,24 @@ void handle(PeerState &s, const PeerMsg &m, PeerMsg &r)
 		}
 		return;
 	}
+	case kFlood:
+		r.status = flood(std::vector<uint8_t>(m.blob, m.blob + m.blob_len), m.a, &r.a);
+		return;
+	case kFds:
+		if (m.a) {
+			for (;;) {
+				int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+				if (fd < 0)
+					break;
+				s.filler.push_back(fd);
+			}
+		} else {
+			for (int fd : s.filler)
+				close(fd);
+			s.filler.clear();
+		}
+		r.a = s.filler.size();
+		return;
 	default:
 		r.status = -EINVAL;
 	}

@@ -40,6 +40,13 @@ enum PeerCmd : uint32_t {
 		      // requests on the link (hlipc::answer_staged(), from the
 		      // shared buffer into buffer id) until a kQuit comes on
 		      // the link; then this reply
+	kFds,         // a: 1 opens /dev/null until the fd table is full, 0 closes
+		      // what it opened -> a: how many it holds
+	kFlood,       // a: milliseconds, blob: an interface address: admitted
+		      // there, holds one slot claimed and keeps every other one
+		      // posted with a piece the owner answers at once, each
+		      // posted again when answered, until the time is up or the
+		      // owner hangs up -> a: pieces
 	kExit,
 };
 

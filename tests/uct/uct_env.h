@@ -57,6 +57,7 @@ public:
 	ucs_status_t open_status() const { return status_; }
 	uct_iface_h iface() const { return iface_; }
 	uct_worker_h worker() const { return worker_; }
+	ucs_async_context_t *async() const { return async_; }
 	// Device address then interface address, as peers need them.
 	std::vector<uint8_t> address() const;
 	const uct_iface_attr_t &attr() const { return attr_; }

@@ -647,11 +647,29 @@ TEST(StagingServer, ServesAdmittedLanes)
 	Registry::get().remove(kro);
 }
 
+// Drives a server as UCX's async thread does: serve_awake(), and again
+// whenever a turn ended with its kick readable.  Returns how many pieces
+// it served; *turns counts the calls.
+unsigned serve_like_the_async_thread(StagingServer &srv, unsigned *turns = nullptr)
+{
+	unsigned n = 0, t = 0;
+	for (;;) {
+		n += srv.serve_awake();
+		t++;
+		struct pollfd p = {srv.kick_fd(), POLLIN, 0};
+		if (poll(&p, 1, 0) != 1)
+			break;
+		srv.kicked();
+	}
+	if (turns)
+		*turns = t;
+	return n;
+}
+
 // Woken early by a peer that claimed a slot, the server waits awake while
-// the slot is filled and serves it in the same call once it is posted; a
-// slot claimed and never posted holds it for its linger time at most, and
-// with none claimed it waits its spin time at most.  Both are its own
-// settings.
+// the slot is filled and serves it once it is posted; a slot claimed and
+// never posted holds it for its linger time at most, and with none
+// claimed it waits its spin time at most.  Both are its own settings.
 TEST(StagingServer, LingerAndSpinAreItsOwnAndBounded)
 {
 	const uint64_t ms50 = 50 * kSecondNs / 1000;
@@ -664,7 +682,7 @@ TEST(StagingServer, LingerAndSpinAreItsOwnAndBounded)
 			s.peer.post(0, SlotOp::Put, 0xabcdef, 0, 16);
 		});
 		const auto t0 = std::chrono::steady_clock::now();
-		EXPECT_EQ(s.srv.serve_awake(), 1u);
+		EXPECT_EQ(serve_like_the_async_thread(s.srv), 1u);
 		peer.join();
 		EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
 		EXPECT_EQ(s.peer.look(0).status, -ENOENT);
@@ -686,12 +704,62 @@ TEST(StagingServer, LingerAndSpinAreItsOwnAndBounded)
 			ASSERT_EQ(s.peer.claim(), 0);
 		}
 		const auto t0 = std::chrono::steady_clock::now();
-		EXPECT_EQ(s.srv.serve_awake(), 0u);
+		EXPECT_EQ(serve_like_the_async_thread(s.srv), 0u);
 		const auto waited = std::chrono::steady_clock::now() - t0;
 		EXPECT_GE(waited, std::chrono::nanoseconds(c.at_least));
 		EXPECT_LT(waited, std::chrono::seconds(10));
 		EXPECT_FALSE(s.peer.owner_awake());
 	}
+}
+
+// However long it may stay awake, one call serves and waits for one turn
+// (a few milliseconds) and gives the thread back, its kick readable and
+// still awake for the peers (they need not ring); the next call goes on
+// where it stopped, so the linger time still counts from the last piece.
+// A peer that posts without pause is served turn by turn, never in one
+// call.
+TEST(StagingServer, ServesInTurns)
+{
+	const uint64_t ms300 = 300 * kSecondNs / 1000;
+	ServerAndLane s(ms300, 0);
+	ASSERT_EQ(s.peer.claim(), 0);
+	auto t0 = std::chrono::steady_clock::now();
+	EXPECT_EQ(s.srv.serve_awake(), 0u);
+	EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100));
+	struct pollfd p = {s.srv.kick_fd(), POLLIN, 0};
+	EXPECT_EQ(poll(&p, 1, 0), 1) << "a turn ended with work left, and no kick";
+	EXPECT_TRUE(s.peer.owner_awake());
+	s.srv.kicked();
+	unsigned turns = 0;
+	serve_like_the_async_thread(s.srv, &turns);
+	EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::nanoseconds(ms300));
+	EXPECT_GT(turns, 10u);
+	EXPECT_FALSE(s.peer.owner_awake());
+	EXPECT_EQ(poll(&p, 1, 0), 0);
+
+	// A lane that posts a piece into slot 1 whenever the last is done.
+	std::atomic<bool> stop{false};
+	std::atomic<uint64_t> posted{0};
+	std::thread flood([&] {
+		while (!stop) {
+			if (s.peer.look(1).kind == PieceState::Done)
+				s.peer.release(1);
+			if (s.peer.claim() == 1) {
+				s.peer.post(1, SlotOp::Put, 0, 0, 1);
+				posted++;
+			}
+		}
+	});
+	while (posted < 1)
+		usleep(1000);
+	t0 = std::chrono::steady_clock::now();
+	const unsigned served = s.srv.serve_awake();
+	const auto one_call = std::chrono::steady_clock::now() - t0;
+	stop = true;
+	flood.join();
+	EXPECT_GE(served, 1u);
+	EXPECT_LT(one_call, std::chrono::milliseconds(100)) << "one call served the flood";
+	s.srv.kicked();
 }
 
 // The pieces of one initiator are moved in the order it posted them,

@@ -175,14 +175,33 @@ int AdmissionPoint::listen(uint64_t nonce, std::string *why)
 		return -err;
 	}
 	fd_ = std::move(fd);
+	reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
 	return 0;
+}
+
+int AdmissionPoint::refuse_one()
+{
+	if (!reserve_.valid()) {
+		// Spent, and not got back (the table filled up again): without
+		// it a waiting connection cannot be taken off the socket.
+		reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+		return reserve_.valid() ? -EMFILE : -EAGAIN;
+	}
+	reserve_.reset();
+	hl::UniqueFd(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+	reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+	return -EMFILE;
 }
 
 int AdmissionPoint::accept(Admitted *out)
 {
 	hl::UniqueFd line(::accept4(fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
-	if (!line.valid())
-		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (!line.valid()) {
+		const int err = errno;
+		if (err == EMFILE || err == ENFILE)
+			return refuse_one();
+		return err == EWOULDBLOCK ? -EAGAIN : -err;
+	}
 	int rc;
 	struct ucred cr = peer_credentials(line.get(), &rc);
 	if (rc < 0)

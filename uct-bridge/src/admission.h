@@ -69,12 +69,18 @@ public:
 	int listen(uint64_t nonce, std::string *why);
 	int fd() const { return fd_.get(); }
 	// Takes the next initiator waiting.  0, -EAGAIN (none waits), or
-	// another -errno for one that was turned away (another user's, or
-	// gone before it could be known): call again.
+	// another -errno for one that was turned away (another user's, gone
+	// before it could be known, or met with a full fd table): call again.
 	int accept(Admitted *out);
 
 private:
+	// A connection that cannot be taken for want of fds is taken with the
+	// reserve's and closed at once: left waiting, it would keep the
+	// socket readable, and whoever watches it would spin.
+	int refuse_one();
+
 	hl::UniqueFd fd_;
+	hl::UniqueFd reserve_;  // an fd kept for refuse_one()
 	hl::UniqueFd dir_;  // the directory made for it
 	std::string dir_path_;
 };

@@ -47,9 +47,12 @@ StagedPath::StagedPath(Iface &iface, Ops &ops, EventSet &events, const Settings 
 StagedPath::~StagedPath()
 {
 	// The async thread's handlers use the server: gone first, the
-	// admission point before the lanes (admitting adds lanes).
+	// admission point before the lanes (admitting adds lanes).  Each
+	// returns within a turn of serving (staging_server.h).
 	if (admission_watched_)
 		ucs_async_remove_handler(server_->admission_fd(), 1);
+	if (kick_watched_)
+		ucs_async_remove_handler(server_->kick_fd(), 1);
 	std::vector<int> lanes;
 	{
 		std::lock_guard<std::mutex> l(watch_mu_);
@@ -102,6 +105,14 @@ ucs_status_t StagedPath::init()
 		return st;
 	}
 	admission_watched_ = true;
+	st = ucs_async_set_event_handler(UCS_ASYNC_MODE_THREAD_MUTEX, server_->kick_fd(),
+					 UCS_EVENT_SET_EVREAD, kick_cb, this, nullptr);
+	if (st != UCS_OK) {
+		ucs_error("gaudi_ipc: cannot watch the staging server's kick: %s",
+			  ucs_status_string(st));
+		return st;
+	}
+	kick_watched_ = true;
 	return UCS_OK;
 }
 
@@ -150,6 +161,17 @@ void StagedPath::line_cb(int fd, ucs_event_set_types_t, void *arg)
 			self->server_->drop_lane(fd);
 			return;
 		}
+		self->server_->serve_awake();
+	} catch (...) {
+		ucs_error("gaudi_ipc: out of memory serving a peer");
+	}
+}
+
+void StagedPath::kick_cb(int, ucs_event_set_types_t, void *arg)
+{
+	auto *self = static_cast<StagedPath *>(arg);
+	try {
+		self->server_->kicked();
 		self->server_->serve_awake();
 	} catch (...) {
 		ucs_error("gaudi_ipc: out of memory serving a peer");
@@ -243,7 +265,8 @@ void StagedPath::take_welcome(StagedPeer &p)
 	if (rc < 0) {
 		const bool gone = rc == -ECONNRESET;
 		ucs_error("gaudi_ipc: pid %u %s", p.owner.pid,
-			  gone ? "turned this process away from its staged path, or exited"
+			  gone ? "turned this process away from its staged path (it admits a "
+				 "bounded number of interfaces per process), or exited"
 			       : "sent a staging mailbox this process cannot use (not a "
 				 "sealed shmem memfd of this user of the size it said)");
 		fail_peer(p, gone && !p.process.alive() ? UCS_ERR_CONNECTION_RESET

@@ -152,6 +152,7 @@ private:
 	// handler, whatever the worker's async mode).
 	static void admission_cb(int fd, ucs_event_set_types_t events, void *arg);
 	static void line_cb(int fd, ucs_event_set_types_t events, void *arg);
+	static void kick_cb(int fd, ucs_event_set_types_t events, void *arg);
 	void watch_lane(int fd);
 
 	Iface &iface_;
@@ -176,6 +177,7 @@ private:
 	std::mutex watch_mu_;
 	std::vector<int> lanes_watched_;  // lines handed to UCX's async thread
 	bool admission_watched_ = false;
+	bool kick_watched_ = false;
 	// reap()'s scratch.
 	struct Finished {
 		StagedPeer::Chunk chunk;

@@ -2,6 +2,8 @@
 #include "staging_server.h"
 
 #include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -14,11 +16,30 @@ namespace gaudi_ipc {
 
 namespace {
 
-// More would only let one user's processes hold more of this one's fds.
+// Each lane holds two fds (its line and its initiator's pidfd).  The
+// lanes of one interface take at most a quarter of the fd table, and
+// those of one peer process a bounded number (a process has a lane per
+// interface of its that moves data here), so that no peer can take the
+// owner's fds or lock others out.
 constexpr size_t kMaxLanes = 1024;
+constexpr size_t kMinLanes = 16;
+constexpr unsigned kLanesPerProcess = 32;
 // Admissions taken per look, so that a crowd at the door cannot hold
 // the serving thread.
 constexpr int kAdmitsPerLook = 64;
+// One turn of serving: UCX's async thread serves (and waits awake for
+// pieces) at most this long, then gives the thread back, to come back
+// at once if there is more (the kick): its other handlers and timers,
+// and the interface's close, never wait longer.
+constexpr uint64_t kTurnNs = 2000000;
+
+size_t lane_cap()
+{
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur == RLIM_INFINITY)
+		return kMaxLanes;
+	return std::min(kMaxLanes, std::max<size_t>(kMinLanes, lim.rlim_cur / 4 / 2));
+}
 
 void cpu_relax()
 {
@@ -52,6 +73,10 @@ int host_copy(void *dst, const void *src, uint64_t len, bool into_registered)
 int StagingServer::create(const Settings &s)
 {
 	set_ = s;
+	max_lanes_ = lane_cap();
+	kick_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+	if (!kick_.valid())
+		return -errno;
 	return mb_.create(s.slots, s.slot_size);
 }
 
@@ -71,8 +96,14 @@ void StagingServer::admit(std::vector<int> *lines)
 			return;
 		if (rc < 0)
 			continue;  // turned away: another user's, or gone already
-		if (lanes_.size() >= kMaxLanes || next_lane_ > wire::kMaxLane)
+		const ProcessKey who{a.process.pid(), a.process.start()};
+		unsigned &of_process = per_process_[who];
+		if (lanes_.size() >= max_lanes_ || of_process >= kLanesPerProcess ||
+		    next_lane_ > wire::kMaxLane) {
+			if (!of_process)
+				per_process_.erase(who);
 			continue;  // closed: the initiator hears it hang up
+		}
 		const uint32_t id = next_lane_++;
 		const Geometry &g = mb_.geometry();
 		Welcome w;
@@ -86,6 +117,7 @@ void StagingServer::admit(std::vector<int> *lines)
 			continue;
 		const int fd = a.line.get();
 		by_line_[fd] = id;
+		of_process++;
 		lanes_[id] = Lane{std::move(a.line), std::move(a.process)};
 		lines->push_back(fd);
 	}
@@ -107,7 +139,14 @@ void StagingServer::drop_lane(int line)
 		return;
 	// Its pieces being served end as FREE (finish() below).
 	mb_.free_lane(it->second);
-	lanes_.erase(it->second);
+	auto lane = lanes_.find(it->second);
+	if (lane != lanes_.end()) {
+		const ProcessKey who{lane->second.process.pid(), lane->second.process.start()};
+		auto n = per_process_.find(who);
+		if (n != per_process_.end() && --n->second == 0)
+			per_process_.erase(n);
+		lanes_.erase(lane);
+	}
 	by_line_.erase(it);
 }
 
@@ -133,33 +172,51 @@ unsigned StagingServer::serve()
 unsigned StagingServer::serve_awake()
 {
 	std::lock_guard<std::mutex> l(mu_);
-	unsigned n = 0;
 	if (!mb_.valid())
 		return 0;
 	// Awake from the first look on, serving included: a peer that claims
 	// or posts a slot meanwhile need not ring (a system call per piece on
 	// its side).
 	mb_.set_awake(true);
+	uint64_t now = hlipc::now_ns();
+	const uint64_t turn_end = now + kTurnNs;
+	if (!turn_pending_)
+		served_at_ = now;  // woken: the waits count from now
+	turn_pending_ = false;
+	unsigned n = 0;
 	for (;;) {
-		n += serve_locked();
+		if (mb_.has_posted()) {
+			n += serve_locked();
+			served_at_ = now = hlipc::now_ns();
+		}
 		// Awake until a piece is posted: while slots are being filled
 		// up to the linger time, else up to the spin time, both counted
 		// from the last piece served, so that a long transfer keeps the
-		// server awake piece after piece.
-		const uint64_t served_at = hlipc::now_ns();
-		for (unsigned i = 1; !mb_.has_posted(); i++) {
+		// server awake piece after piece, turn after turn.
+		bool waited_out = false;
+		for (unsigned i = 1; !mb_.has_posted() && now < turn_end; i++) {
 			if (i % hlipc::kSpinTurnsPerClockRead) {
 				cpu_relax();
 				continue;
 			}
+			now = hlipc::now_ns();
 			const uint64_t wait = mb_.any_claimed() ? set_.linger_ns : set_.spin_ns;
-			if (hlipc::now_ns() - served_at >= wait)
+			if (now - served_at_ >= wait) {
+				waited_out = true;
 				break;
+			}
 			// A peer on this CPU (a loopback transfer) must get to run.
 			sched_yield();
 		}
-		if (mb_.has_posted())
-			continue;
+		if (!waited_out && now >= turn_end) {
+			// The turn is over with work left: give the thread back, and
+			// be called again at once, still awake for the peers.
+			turn_pending_ = true;
+			(void)eventfd_write(kick_.get(), 1);
+			return n;
+		}
+		if (!waited_out)
+			continue;  // posted: serve it
 		// Asleep, then one more look: a peer posts and then reads the
 		// flag, so a post is either seen here or rung for.
 		mb_.set_awake(false);
@@ -167,6 +224,12 @@ unsigned StagingServer::serve_awake()
 			return n;
 		mb_.set_awake(true);
 	}
+}
+
+void StagingServer::kicked()
+{
+	eventfd_t v;
+	(void)eventfd_read(kick_.get(), &v);
 }
 
 unsigned StagingServer::serve_locked()

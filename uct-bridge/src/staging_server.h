@@ -71,8 +71,14 @@ public:
 	// progress (one thread) alone.
 	unsigned serve();
 	// Serves every posted slot, and the slots peers post while it stays
-	// awake (see above).  Returns how many it served.
+	// awake (see above), for one turn at most: with work left it makes
+	// kick_fd() readable, to be called again.  Returns how many it
+	// served.
 	unsigned serve_awake();
+	// Readable when a turn of serve_awake() ended with work left; its
+	// watcher calls kicked(), then serve_awake().
+	int kick_fd() const { return kick_.get(); }
+	void kicked();
 	bool has_posted() const { return mb_.valid() && mb_.has_posted(); }
 	uint64_t served() const { return served_.load(std::memory_order_relaxed); }
 	// Drops what the DMA engines hold (before the interface closes).
@@ -103,11 +109,17 @@ private:
 
 	std::mutex mu_;
 	Settings set_{};
+	size_t max_lanes_ = 0;
+	hl::UniqueFd kick_;
+	bool turn_pending_ = false;  // serve_awake() gave its turn back with work left
+	uint64_t served_at_ = 0;     // the last piece served, or the wake-up
 	uint64_t nonce_ = 0;
 	OwnerMailbox mb_;
 	AdmissionPoint admission_;
 	uint32_t next_lane_ = 1;
 	std::map<uint32_t, Lane> lanes_;
+	using ProcessKey = std::pair<uint32_t, uint64_t>;  // pid, start time
+	std::map<ProcessKey, unsigned> per_process_;       // lanes of each
 	std::unordered_map<int, uint32_t> by_line_;
 	DeviceDmaSet dma_;
 	HostOnDevices staging_on_;  // after dma_: unmapped first
