@@ -165,26 +165,32 @@ TEST_F(Hostile, ForgedIdentityInAKey)
 	uct_ep_destroy(ep);
 }
 
-// What an attacker does with a device key without the transport: imports
-// the cookie with libhlthunk and copies through it, past the registered
-// range and into memory registered for reading only.
+// What an attacker does with a key without the transport: imports the
+// cookie with libhlthunk and copies through it, past the registered range
+// and into memory registered for reading only.  The owner's memory is on
+// device dev_index, or on the host (-1).
 struct DirectAccess {
-	int ctl = -1;              // the owner's device, control node
+	int ctl = -1;              // the owner's device, control node (-1: the host)
+	bool ok = false;
 	hlipc::Mapping host;       // our side of the copies
 	uint64_t host_cookie = 0;
 	uint32_t to_dev = 0, from_dev = 0;
 	explicit DirectAccess(int dev_index)
 	{
-		ctl = hlthunk_open_control(-1, sim_bus(dev_index).c_str());
+		if (dev_index >= 0 && (ctl = hlthunk_open_control(-1, sim_bus(dev_index).c_str())) < 0)
+			return;
+		const uint32_t dev_host = dev_index >= 0 ? 0 : HLTHUNK_IPC_CHANNEL_SRC_HOST |
+								       HLTHUNK_IPC_CHANNEL_DST_HOST;
 		host = hlipc::Mapping::map(1 << 20, PROT_READ | PROT_WRITE,
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (ctl < 0 || !host.valid() ||
-		    hlthunk_ipc_register_host(host.bytes(), 1 << 20,
-					      HLTHUNK_IPC_ACCESS_READ | HLTHUNK_IPC_ACCESS_WRITE,
-					      &host_cookie) < 0 ||
-		    hlthunk_ipc_channel_create_ex(-1, ctl, HLTHUNK_IPC_CHANNEL_SRC_HOST, &to_dev) < 0 ||
-		    hlthunk_ipc_channel_create_ex(ctl, -1, HLTHUNK_IPC_CHANNEL_DST_HOST, &from_dev) < 0)
-			ctl = -1;
+		ok = host.valid() &&
+		     hlthunk_ipc_register_host(host.bytes(), 1 << 20,
+					       HLTHUNK_IPC_ACCESS_READ | HLTHUNK_IPC_ACCESS_WRITE,
+					       &host_cookie) == 0 &&
+		     hlthunk_ipc_channel_create_ex(-1, ctl, HLTHUNK_IPC_CHANNEL_SRC_HOST | dev_host,
+						   &to_dev) == 0 &&
+		     hlthunk_ipc_channel_create_ex(ctl, -1, HLTHUNK_IPC_CHANNEL_DST_HOST | dev_host,
+						   &from_dev) == 0;
 	}
 	~DirectAccess()
 	{
@@ -234,7 +240,7 @@ TEST_F(Hostile, DeviceKeysGrantExactlyWhatWasRegistered)
 	EXPECT_LE(info.size, kReg4K) << "the region is larger than the registration";
 	EXPECT_FALSE(info.access & HLTHUNK_IPC_ACCESS_WRITE) << "the region is writable";
 	DirectAccess direct(kPeerDevice);
-	ASSERT_GE(direct.ctl, 0) << hlthunk_ipc_last_error();
+	ASSERT_TRUE(direct.ok) << hlthunk_ipc_last_error();
 	EXPECT_LT(direct.copy(true, p.cookie, p.cookie_offset, 4096), 0) << "wrote through a read-only cookie";
 	EXPECT_LT(direct.copy(false, p.cookie, p.cookie_offset + kReg4K, 4096), 0)
 		<< "read past the registered range";
@@ -297,6 +303,92 @@ TEST_F(Hostile, DeviceKeysGrantExactlyWhatWasRegistered)
 			  UCS_OK)
 			<< path_name(path);
 	owner.call(kFree, a.a);
+}
+
+// 200 bytes in the middle of a page registered for remote reads, and
+// then for reads and writes, in device memory and in host memory (UCX
+// users register malloc'd buffers that share their pages with other
+// data): a key widened by hand to the whole page reaches nothing more, on
+// either path, nor straight through libhlthunk with the key's cookie.
+TEST_F(Hostile, KeysGrantExactlyTheRegisteredBytes)
+{
+	Peer &owner = env().peer();
+	constexpr uint64_t kPage = 4096, kAt = 2 * kPage + 1000, kLen = 200;
+	Buffer local(Buffer::Host, kPage);
+	Registration reg(local.addr(), kPage);
+	ASSERT_EQ(reg.status(), UCS_OK);
+	for (int kind : {1, 0}) {
+		SCOPED_TRACE(kind ? "device memory" : "host memory");
+		PeerMsg a = owner.call(kAlloc, static_cast<uint64_t>(kind), 4 * kPage);
+		ASSERT_EQ(a.status, 0);
+		ASSERT_EQ(owner.call(kFill, a.a, 41, 0, 4 * kPage, 0).status, 0);
+		const uint64_t page = a.b + kAt / kPage * kPage;
+		for (bool writable : {false, true}) {
+			SCOPED_TRACE(writable ? "readable and writable" : "readable");
+			PeerMsg g = owner.call(kReg, a.a,
+					       UCT_MD_MEM_ACCESS_REMOTE_GET |
+						       (writable ? UCT_MD_MEM_ACCESS_REMOTE_PUT : 0),
+					       kAt, kLen);
+			ASSERT_EQ(g.status, 0);
+			const Bytes key(g.blob, g.blob + g.blob_len);
+			gaudi_ipc::PackedRkey p;
+			memcpy(&p, key.data(), sizeof(p));
+			const Bytes wide = repack(key, [&](gaudi_ipc::PackedRkey &k) {
+				k.cookie_offset -= k.addr - page;
+				k.addr = page;
+				k.length = kPage;
+			});
+			// Device memory is exported in whole pages: a key of 200 bytes
+			// of it carries no cookie (only the staged path reaches them).
+			if (kind) {
+				EXPECT_FALSE(p.flags & gaudi_ipc::kRkeyCookie)
+					<< "the key's cookie grants the whole page";
+			}
+			if (p.flags & gaudi_ipc::kRkeyCookie) {
+				DirectAccess direct(kind ? kPeerDevice : -1);
+				ASSERT_TRUE(direct.ok) << hlthunk_ipc_last_error();
+				const uint64_t before = kAt % kPage;
+				EXPECT_LT(direct.copy(false, p.cookie, p.cookie_offset - before, kPage), 0)
+					<< "read the page around the registration";
+				EXPECT_LT(direct.copy(false, p.cookie, p.cookie_offset + kLen, 1), 0)
+					<< "read the byte after the registration";
+				EXPECT_LT(direct.copy(true, p.cookie, p.cookie_offset - before, kPage), 0)
+					<< "wrote the page around the registration";
+			}
+			for (Path path : {Path::Channel, Path::Staged}) {
+				SCOPED_TRACE(path_name(path));
+				Iface &i = env().iface(path);
+				uct_ep_h ep = env().ep(path);
+				RemoteKey honest(key), wd(wide);
+				ASSERT_EQ(honest.status(), UCS_OK);
+				if (wd.status() == UCS_OK) {
+					memset(local.cpu(), 0, kPage);
+					EXPECT_NE(zcopy(i, ep, true, local, 0, reg.memh(), page, wd.rkey(),
+							kPage),
+						  UCS_OK)
+						<< "read the page around the registration";
+					fill(local.cpu(), kPage, 42, 0);
+					EXPECT_NE(zcopy(i, ep, false, local, 0, reg.memh(), page, wd.rkey(),
+							kPage),
+						  UCS_OK)
+						<< "wrote the page around the registration";
+				}
+				memset(local.cpu(), 0, kPage);
+				const ucs_status_t st = zcopy(i, ep, true, local, 0, reg.memh(),
+							      a.b + kAt, honest.rkey(), kLen);
+				if (!(p.flags & gaudi_ipc::kRkeyCookie) && path == Path::Channel) {
+					EXPECT_EQ(st, UCS_ERR_UNREACHABLE);  // channels only
+				} else {
+					EXPECT_EQ(st, UCS_OK);
+					EXPECT_EQ(check(local.cpu(), kLen, 41, kAt), -1);
+				}
+			}
+			ASSERT_EQ(owner.call(kDereg, g.a).status, 0);
+			EXPECT_EQ(owner.call(kCheck, a.a, 41, 0, 4 * kPage, 0).a, 0u)
+				<< "the owner's memory was written";
+		}
+		owner.call(kFree, a.a);
+	}
 }
 
 // Host memory registered for local writes and remote reads: LOCAL_WRITE

@@ -189,17 +189,28 @@ int register_region(const Memh &m, bool write, uint64_t *cookie, uint64_t *offse
 					 access_bits(write), cookie);
 }
 
+void deregister_cookie(uint64_t c)
+{
+	// Returns once no copy is inside the region any more.
+	int rc = hlthunk_ipc_deregister(c);
+	if (rc < 0)
+		ucs_debug("gaudi_ipc: deregistering cookie 0x%" PRIx64 ": %s", c,
+			  library_message(rc));
+}
+
 void deregister_regions(const Memh &m)
 {
-	for (uint64_t c : {m.cookie, m.local_cookie != m.cookie ? m.local_cookie : 0}) {
-		if (!c)
-			continue;
-		// Returns once no copy is inside the region any more.
-		int rc = hlthunk_ipc_deregister(c);
-		if (rc < 0)
-			ucs_debug("gaudi_ipc: deregistering cookie 0x%" PRIx64 ": %s", c,
-				  library_message(rc));
-	}
+	for (uint64_t c : {m.cookie, m.local_cookie != m.cookie ? m.local_cookie : 0})
+		if (c)
+			deregister_cookie(c);
+}
+
+// Whether the kernel's region of a cookie is [offset 0, length): no byte
+// more than was registered.
+bool region_is_exactly(uint64_t cookie, uint64_t offset, uint64_t length)
+{
+	struct hlthunk_ipc_region_info info;
+	return offset == 0 && hlthunk_ipc_query_cookie(cookie, &info) == 0 && info.size == length;
 }
 
 }  // namespace
@@ -239,29 +250,50 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 
 	// Channel path: a region the kernel holds to exactly what peers were
 	// granted, if the kernel can reach the memory.
-	rc = register_region(*m, m->remote_writable, &m->cookie, &m->cookie_offset);
+	uint64_t cookie = 0, offset = 0;
+	rc = register_region(*m, m->remote_writable, &cookie, &offset);
 	if (rc == -EFAULT && !m->device && m->remote_writable) {
 		// Read-only pages: peers may read them only, and so may we.
-		rc = register_region(*m, false, &m->cookie, &m->cookie_offset);
+		rc = register_region(*m, false, &cookie, &offset);
 		m->remote_writable = m->local_writable = false;
 	}
 	if (rc < 0) {
-		m->cookie = 0;
+		cookie = 0;
 		ucs_debug("gaudi_ipc: %p (%zu bytes) is not reachable by channels, "
 			  "only by the staged path: %s",
 			  address, length, library_message(rc));
 	}
-	m->local_cookie = m->cookie;
-	m->local_cookie_offset = m->cookie_offset;
-	if (m->cookie && m->local_writable && !m->remote_writable) {
-		// Writable by us only: a second region whose cookie stays here.
-		rc = register_region(*m, true, &m->local_cookie, &m->local_cookie_offset);
+	// Peers get the cookie only if its region is exactly the registered
+	// bytes.  Device memory is exported in whole pages, so a registration
+	// that starts or ends inside a page has a wider region, and its
+	// cookie would grant the rest of those pages: it stays here, for this
+	// process's own copies, and peers reach the memory by the staged path,
+	// whose owner checks the exact range.
+	const bool exact = cookie && region_is_exactly(cookie, offset, length);
+	if (exact) {
+		m->cookie = cookie;
+		m->cookie_offset = offset;
+	} else if (cookie) {
+		ucs_debug("gaudi_ipc: %p (%zu bytes) is not whole pages of device memory: "
+			  "peers reach it by the staged path only",
+			  address, length);
+	}
+	m->local_cookie = cookie;
+	m->local_cookie_offset = offset;
+	if (cookie && m->local_writable && !m->remote_writable) {
+		// Writable by us only: a region whose cookie stays here.
+		uint64_t w = 0, wo = 0;
+		rc = register_region(*m, true, &w, &wo);
 		if (rc < 0) {
-			m->local_cookie = 0;
+			w = wo = 0;
 			ucs_debug("gaudi_ipc: %p (%zu bytes): no writable region for this "
 				  "process's own gets, they take the staged path: %s",
 				  address, length, library_message(rc));
 		}
+		if (!exact)
+			deregister_cookie(cookie);  // neither peers nor this process use it
+		m->local_cookie = w;
+		m->local_cookie_offset = wo;
 	}
 	// Staged path: a key of this process's registry.
 	StagedRegion r;

@@ -14,15 +14,16 @@ struct Memh {
 	bool device;              // a device VA of this process (else host memory)
 	char bus[16];             // its device ("" for host memory)
 	int dev;                  // device_index(bus)
-	// Channel path: the /dev/hl_ipc region of exactly this range (whole
-	// pages of it for device memory), with exactly the access peers were
-	// granted; its cookie goes into the remote key (0: none).
+	// Channel path: the /dev/hl_ipc region of exactly this range, with
+	// exactly the access peers were granted; its cookie goes into the
+	// remote key (0: none, also when the kernel's region would be wider:
+	// device memory not in whole pages).
 	uint64_t cookie;
 	uint64_t cookie_offset;   // where addr lies in the region
-	// The region this process's own copies use: the same one, or, when
-	// the program may write the memory but peers may not (LOCAL_WRITE
-	// without REMOTE_PUT), a writable one whose cookie never leaves the
-	// process.
+	// The region this process's own copies use: the same one; a wider one
+	// (whole pages of device memory); or, when the program may write the
+	// memory but peers may not (LOCAL_WRITE without REMOTE_PUT), a
+	// writable one.  Its cookie never leaves the process.
 	uint64_t local_cookie;
 	uint64_t local_cookie_offset;
 	bool remote_writable;     // peers may put into it
@@ -30,9 +31,9 @@ struct Memh {
 	// Staged path: the key of the process's registry (0: none).
 	uint64_t stage_key;
 
-	// Device memory whose region holds a dma-buf export of it: the driver
+	// Device memory whose regions hold a dma-buf export of it: the driver
 	// refuses to unmap it until it is deregistered, so it stays mapped.
-	bool exported() const { return device && cookie != 0; }
+	bool exported() const { return device && (cookie != 0 || local_cookie != 0); }
 };
 
 }  // namespace gaudi_ipc
