@@ -483,10 +483,16 @@ TEST_F(Bridge, EventFdWakesOnCompletion)
 		iov.memh = reg.memh();
 		iov.count = 1;
 		Completion c;
-		ucs_status_t st = uct_ep_put_zcopy(ep, &iov, 1, r.addr, rk.rkey(), &c.comp);
+		// The staged path's first operation may find the peer not yet
+		// admitting us (its async thread is slow to run on a busy host).
+		ucs_status_t st;
+		Deadline end(60);
+		while ((st = uct_ep_put_zcopy(ep, &iov, 1, r.addr, rk.rkey(), &c.comp)) ==
+			       UCS_ERR_NO_RESOURCE &&
+		       !end.passed())
+			i.progress();
 		ASSERT_EQ(st, UCS_INPROGRESS);
 		int slept = 0;
-		Deadline end(60);
 		while (!c.done && !end.passed()) {
 			st = uct_iface_event_arm(i.iface(), UCT_EVENT_SEND_COMP);
 			if (st == UCS_OK) {
