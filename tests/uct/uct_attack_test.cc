@@ -431,7 +431,10 @@ TEST_F(Hostile, ReadOnlyKeyWritten)
 // nothing of the put lands any more, and the peer learns its put failed.
 TEST_F(Hostile, DeregistrationWaitsForPiecesInService)
 {
-	constexpr uint64_t kLen = 4 << 20;
+	// 32 pieces of 512 KiB at 100 ms each: the deregistration below lands
+	// within the put even when this thread is not scheduled for seconds
+	// (a debug kernel under emulation).
+	constexpr uint64_t kLen = 16 << 20;
 	Iface &owner = env().iface(Path::Staged);
 	Buffer mem(Buffer::Device, kLen, env().dev());
 	ASSERT_TRUE(mem.ok());
@@ -455,6 +458,9 @@ TEST_F(Hostile, DeregistrationWaitsForPiecesInService)
 		usleep(1000);
 	ASSERT_EQ(check(mem.cpu(), 4096, 33, 0), -1) << "the put never started";
 	usleep(50 * 1000);
+	ASSERT_NE(check(mem.cpu() + kLen - 4096, 4096, 33, kLen - 4096), -1)
+		<< "the whole put landed before the deregistration: this thread was not "
+		   "scheduled for its duration";
 	reg.dereg();
 	// From here on the memory is the program's again.
 	fill(mem.cpu(), kLen, 34, 0);

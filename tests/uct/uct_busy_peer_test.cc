@@ -254,7 +254,9 @@ TEST_F(Hostile, FdExhaustingPeer)
 		printf("owner's helper threads with a full fd table: %llu ticks in 1.5 s (%ld a "
 		       "second)\n",
 		       static_cast<unsigned long long>(spent), hz);
-		EXPECT_LE(spent, static_cast<uint64_t>(hz / 5)) << "it spun on its admission socket";
+		// A thread spinning on the socket takes a whole CPU (150 ticks);
+		// refusing the 20 takes a few, tens on a debug kernel.
+		EXPECT_LE(spent, static_cast<uint64_t>(hz / 2)) << "it spun on its admission socket";
 		ASSERT_EQ(owner.call(kFds, 0).status, 0);
 	}
 	honest_put(owner);
