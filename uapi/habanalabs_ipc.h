@@ -44,6 +44,7 @@
 
 /* Copy engines (INFO.engines bit mask) */
 #define HL_IPC_ENGINE_CPU	(1U << 0)
+#define HL_IPC_ENGINE_DMA	(1U << 1) /* a DMA engine: memory the CPU cannot map */
 
 struct hl_ipc_info {
 	__u32 abi_version;	/* out: HL_IPC_ABI_VERSION */

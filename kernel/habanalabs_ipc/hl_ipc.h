@@ -22,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/rhashtable-types.h>
+#include <linux/rwsem.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -40,6 +41,7 @@ struct page;
 struct seq_file;
 struct user_struct;
 struct hl_ipc_share;
+struct hl_ipc_dma_map;
 struct mem_cgroup;
 
 /* Module parameters (hl_ipc_params.c); always within their bounds. */
@@ -54,6 +56,16 @@ extern unsigned int hl_ipc_user_max_regions;
 extern unsigned int hl_ipc_user_max_jobs;	/* queued async jobs */
 extern unsigned int hl_ipc_user_max_workers;	/* copies running at once */
 extern unsigned int hl_ipc_fence_timeout_ms;	/* dma-buf fence wait bound */
+extern unsigned int hl_ipc_dma_timeout_ms;	/* DMA descriptors wait bound */
+
+/* Which engine copies (module parameter "engine"). */
+enum hl_ipc_engine_mode {
+	HL_IPC_ENGINE_MODE_AUTO,	/* CPU where both ends allow, else DMA */
+	HL_IPC_ENGINE_MODE_CPU,		/* CPU only */
+	HL_IPC_ENGINE_MODE_DMA,		/* the DMA engine for every copy */
+};
+
+extern enum hl_ipc_engine_mode hl_ipc_engine_mode;
 
 /* User regions are limited to 64 GiB: a 128 MiB page array at most. */
 #define HL_IPC_USER_MAX_LEN	(64ULL << 30)
@@ -76,6 +88,7 @@ struct hl_ipc_pcpu_stats {
 	unsigned long copies;	/* completed copy jobs */
 	unsigned long bytes;	/* bytes copied */
 	unsigned long small_copies;	/* of them, without a job */
+	unsigned long dma_bytes;	/* of the bytes, by a DMA engine */
 };
 
 DECLARE_PER_CPU(struct hl_ipc_pcpu_stats, hl_ipc_pcpu_stats);
@@ -168,7 +181,15 @@ struct hl_ipc_region {
 	struct page **pages;
 	unsigned long npages;
 
-	/* HL_IPC_REGION_DMABUF */
+	/*
+	 * The memory as the DMA engine's device sees it, once a copy needed
+	 * it (hl_ipc_dma.c); copies hold dma_sem for reading while they use
+	 * it, mapping takes it for writing.
+	 */
+	struct rw_semaphore dma_sem;
+	struct hl_ipc_dma_map *dma;
+
+	/* HL_IPC_REGION_DMABUF; vaddr NULL when only the DMA engine reaches it */
 	struct dma_buf *dbuf;
 	struct iosys_map map;
 	bool frames_counted;		/* in hl_ipc_frames.c */
@@ -275,6 +296,7 @@ struct hl_ipc_job {
 	/* Progress, so that a job can be copied in several slices. */
 	u32 cur_seg;
 	u64 cur_done;
+	u64 dma_bytes;			/* of them, copied by the DMA engine */
 	struct hl_ipc_seg *segs;	/* &one, or the array after the job */
 	struct hl_ipc_seg one;
 	struct hl_ipc_seg more[];
@@ -313,8 +335,16 @@ static inline int hl_ipc_job_check(const struct hl_ipc_job *job,
 	return 0;
 }
 
-/* The CPU copy engine (hl_ipc_engine.c). */
+/* The copy engines: the CPU (hl_ipc_engine.c), which also runs the DMA engine (hl_ipc_dma.c). */
 int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
+int hl_ipc_dma_init(void);
+void hl_ipc_dma_fini(void);
+bool hl_ipc_dma_available(void);
+int hl_ipc_dma_region_prepare(struct hl_ipc_region *r);
+void hl_ipc_dma_region_release(struct hl_ipc_region *r);
+int hl_ipc_dma_copy(const struct hl_ipc_job *job, struct hl_ipc_seg *seg,
+		    u64 at, u64 n, bool in_caller);
+ssize_t hl_ipc_dma_describe(char *buf);
 
 /* Memory identity (hl_ipc_share.c, hl_ipc_frames.c). */
 int hl_ipc_share_scan(struct hl_ipc_region *r);
@@ -395,6 +425,7 @@ struct hl_ipc_channel {
 	struct list_head gnode;		/* global list, for debugfs */
 	u64 copies;			/* under lock */
 	u64 bytes;			/* under lock */
+	u64 dma_bytes;			/* under lock: of them, by the DMA engine */
 	atomic64_t failures;
 };
 

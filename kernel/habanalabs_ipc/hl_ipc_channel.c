@@ -159,6 +159,7 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 		bytes = hl_ipc_job_bytes(job);
 		this_cpu_inc(hl_ipc_pcpu_stats.copies);
 		this_cpu_add(hl_ipc_pcpu_stats.bytes, bytes);
+		this_cpu_add(hl_ipc_pcpu_stats.dma_bytes, job->dma_bytes);
 	}
 	if (job->async)
 		hl_ipc_user_uncharge(&ctx->user->jobs);
@@ -168,6 +169,7 @@ static void hl_ipc_channel_finish(struct hl_ipc_channel *ch,
 	if (!status) {
 		ch->copies++;
 		ch->bytes += bytes;
+		ch->dma_bytes += job->dma_bytes;
 	}
 	job->status = status;
 	/* Pairs with the acquire in hl_ipc_channel_wait_job(). */
@@ -621,10 +623,10 @@ void hl_ipc_channels_show(struct seq_file *m)
 {
 	struct hl_ipc_channel *ch;
 
-	seq_puts(m, "# id tgid src(kind:major:index) dst next_seq completed_seq pending busy copies bytes errors\n");
+	seq_puts(m, "# id tgid src(kind:major:index) dst next_seq completed_seq pending busy copies bytes errors dma_bytes\n");
 	mutex_lock(&hl_ipc_channels_lock);
 	list_for_each_entry(ch, &hl_ipc_channels, gnode) {
-		u64 next, done, copies, bytes;
+		u64 next, done, copies, bytes, dma_bytes;
 		bool busy;
 
 		spin_lock(&ch->lock);
@@ -633,13 +635,14 @@ void hl_ipc_channels_show(struct seq_file *m)
 		busy = !!ch->running;
 		copies = ch->copies;
 		bytes = ch->bytes;
+		dma_bytes = ch->dma_bytes;
 		spin_unlock(&ch->lock);
-		seq_printf(m, "%u %d %u:%u:%u %u:%u:%u %llu %llu %llu %d %llu %llu %lld\n",
+		seq_printf(m, "%u %d %u:%u:%u %u:%u:%u %llu %llu %llu %d %llu %llu %lld %llu\n",
 			   ch->id, ch->tgid,
 			   ch->src.kind, ch->src.major, ch->src.index,
 			   ch->dst.kind, ch->dst.major, ch->dst.index,
 			   next, done, next - done, busy, copies, bytes,
-			   (s64)atomic64_read(&ch->failures));
+			   (s64)atomic64_read(&ch->failures), dma_bytes);
 	}
 	mutex_unlock(&hl_ipc_channels_lock);
 }

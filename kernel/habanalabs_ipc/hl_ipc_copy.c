@@ -144,7 +144,9 @@ int hl_ipc_copy(struct hl_ipc_ctx *ctx, u32 channel_id,
 	if (async)
 		return hl_ipc_copy_batch(ctx, channel_id, desc, 1, true, seq,
 					 &bad);
+	/* The small path is the CPU's; the engine parameter may say DMA. */
 	if (desc->length && desc->length <= HL_IPC_SMALL_COPY_MAX &&
+	    READ_ONCE(hl_ipc_engine_mode) != HL_IPC_ENGINE_MODE_DMA &&
 	    !hl_ipc_copy_small(ctx, channel_id, desc, seq))
 		return 0;
 	return hl_ipc_copy_sync(ctx, channel_id, desc, seq);

@@ -78,14 +78,24 @@ int hl_ipc_dmabuf_import(struct hl_ipc_region *r, int fd)
 	    !(dbuf->file->f_mode & FMODE_WRITE))
 		return -EACCES;
 
-	/* The CPU engine needs a kernel mapping; P2P-only exporters refuse. */
+	/*
+	 * The CPU engine needs a kernel mapping.  An exporter that gives
+	 * none (a Gaudi's, peer to peer only) may still let the DMA engine
+	 * reach the memory: asked now, so that a refusal (no engine, or the
+	 * PCI topology) is EOPNOTSUPP at registration.
+	 */
 	ret = hl_dma_buf_vmap(dbuf, &r->map);
-	if (ret)
-		return ret == -ENOMEM ? ret : -EOPNOTSUPP;
-	if (r->map.is_iomem) {
+	if (ret == -ENOMEM)
+		return ret;
+	if (!ret && r->map.is_iomem) {
 		hl_dma_buf_vunmap(dbuf, &r->map);
+		ret = -EOPNOTSUPP;
+	}
+	if (ret) {
 		iosys_map_clear(&r->map);
-		return -EOPNOTSUPP;
+		if (READ_ONCE(hl_ipc_engine_mode) == HL_IPC_ENGINE_MODE_CPU)
+			return -EOPNOTSUPP;
+		return hl_ipc_dma_region_prepare(r);
 	}
 	r->vaddr = r->map.vaddr;
 	return hl_ipc_dmabuf_pages(r);

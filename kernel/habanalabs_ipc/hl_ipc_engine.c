@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The CPU copy engine.
+ * The copy engines' common steps, and the CPU engine.
  *
- * Both regions of a copy are mapped into the kernel at registration, so a
- * copy is a chunked memcpy.  A step copies up to a byte budget of a job
- * from where the previous step stopped, so a work item can hand the CPU
- * to other channels between slices of a large job.
+ * Where both regions of a copy have a kernel mapping (made at
+ * registration) the CPU copies them, a chunked memcpy; where one has
+ * none, or the engine module parameter says so, the DMA engine does
+ * (hl_ipc_dma.c), chunk by chunk in the same loop.  A step copies up to a
+ * byte budget of a job from where the previous step stopped, so a work
+ * item can hand the CPU to other channels between slices of a large job.
  *
- * Each step of a segment first begins CPU access to its dma-buf ends:
- * it waits for their fences, within fence_timeout_ms and checking every
- * few milliseconds whether to stop, then lets the exporter prepare.  Only
+ * Each step of a segment first waits for its dma-buf ends' fences,
+ * within fence_timeout_ms and checking every few milliseconds whether to
+ * stop, then, for the CPU, lets the exporter prepare CPU access.  Only
  * then does it enter both regions' memory (hl_ipc_region_enter, unless
  * the job was built inside them) and copy, so a deregistration waits for
  * at most one chunk, never for a fence or an exporter.  Between chunks it
@@ -92,6 +94,28 @@ static int hl_ipc_engine_begin_cpu(const struct hl_ipc_job *job,
 	return ret;
 }
 
+/* The DMA engine waits for the same fences, and begins no CPU access. */
+static int hl_ipc_engine_begin_dma(const struct hl_ipc_job *job,
+				   const struct hl_ipc_seg *seg, bool in_caller)
+{
+	int ret = 0;
+
+	if (seg->src->type == HL_IPC_REGION_DMABUF)
+		ret = hl_ipc_engine_fences(job, seg, seg->src, false,
+					   in_caller);
+	if (!ret && seg->dst->type == HL_IPC_REGION_DMABUF)
+		ret = hl_ipc_engine_fences(job, seg, seg->dst, true,
+					   in_caller);
+	return ret;
+}
+
+/* Which engine copies @seg: the CPU where both ends allow it. */
+static bool hl_ipc_engine_by_dma(const struct hl_ipc_seg *seg)
+{
+	return !seg->src->vaddr || !seg->dst->vaddr ||
+	       READ_ONCE(hl_ipc_engine_mode) == HL_IPC_ENGINE_MODE_DMA;
+}
+
 /* Copy bytes [at, at + n) of the segment. */
 static void hl_ipc_engine_copy(const struct hl_ipc_seg *seg, u64 at, u64 n)
 {
@@ -121,6 +145,7 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 			     u64 *budget, bool in_caller)
 {
 	u64 chunk = READ_ONCE(hl_ipc_chunk_size);
+	bool dma = hl_ipc_engine_by_dma(seg);
 	int ret;
 
 	if (seg->plan) {
@@ -128,7 +153,8 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 		if (ret)
 			return ret;
 	}
-	ret = hl_ipc_engine_begin_cpu(job, seg, in_caller);
+	ret = dma ? hl_ipc_engine_begin_dma(job, seg, in_caller) :
+		    hl_ipc_engine_begin_cpu(job, seg, in_caller);
 	if (ret)
 		return ret;
 	/* A job built inside its regions is still inside. */
@@ -150,7 +176,17 @@ static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 		ret = hl_ipc_job_check(job, seg, in_caller);
 		if (ret)
 			break;
-		hl_ipc_engine_copy(seg, at, n);
+		if (dma) {
+			ret = hl_ipc_dma_copy(job, seg, at, n, in_caller);
+			/* Begun on an engine that has left since. */
+			if (ret == -EOPNOTSUPP && job->dma_bytes)
+				ret = -ENODEV;
+			if (ret)
+				break;
+			job->dma_bytes += n;
+		} else {
+			hl_ipc_engine_copy(seg, at, n);
+		}
 		job->cur_done += n;
 		*budget -= n;
 		if (job->cur_done < seg->len)
@@ -163,8 +199,10 @@ out_src:
 	if (!job->entered)
 		hl_ipc_region_leave(seg->src);
 out_cpu:
-	hl_ipc_engine_end_cpu(seg->dst);
-	hl_ipc_engine_end_cpu(seg->src);
+	if (!dma) {
+		hl_ipc_engine_end_cpu(seg->dst);
+		hl_ipc_engine_end_cpu(seg->src);
+	}
 	return ret;
 }
 

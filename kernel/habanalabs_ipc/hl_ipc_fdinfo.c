@@ -21,14 +21,15 @@ static void hl_ipc_fdinfo_region(struct seq_file *m, struct hl_ipc_region *r)
 	u64 pinned = r->type == HL_IPC_REGION_USER ?
 		     (u64)r->npages << PAGE_SHIFT : 0;
 
-	seq_printf(m, "hl_ipc-region:\tcookie=0x%016llx type=%s flags=0x%x size=%llu pinned=%llu dev=%u:%u:%u\n",
+	seq_printf(m, "hl_ipc-region:\tcookie=0x%016llx type=%s flags=0x%x size=%llu pinned=%llu dev=%u:%u:%u cpu=%d\n",
 		   r->cookie, hl_ipc_region_type_name(r->type), r->flags,
-		   r->size, pinned, r->dev.kind, r->dev.major, r->dev.index);
+		   r->size, pinned, r->dev.kind, r->dev.major, r->dev.index,
+		   !!r->vaddr);
 }
 
 static void hl_ipc_fdinfo_channel(struct seq_file *m, struct hl_ipc_channel *ch)
 {
-	u64 submitted, completed, copies, bytes;
+	u64 submitted, completed, copies, bytes, dma_bytes;
 	bool busy;
 
 	spin_lock(&ch->lock);
@@ -37,12 +38,13 @@ static void hl_ipc_fdinfo_channel(struct seq_file *m, struct hl_ipc_channel *ch)
 	busy = !!ch->running;
 	copies = ch->copies;
 	bytes = ch->bytes;
+	dma_bytes = ch->dma_bytes;
 	spin_unlock(&ch->lock);
-	seq_printf(m, "hl_ipc-channel:\tid=%u src=%u:%u:%u dst=%u:%u:%u submitted=%llu completed=%llu busy=%d copies=%llu bytes=%llu errors=%lld\n",
+	seq_printf(m, "hl_ipc-channel:\tid=%u src=%u:%u:%u dst=%u:%u:%u submitted=%llu completed=%llu busy=%d copies=%llu bytes=%llu errors=%lld dma_bytes=%llu\n",
 		   ch->id, ch->src.kind, ch->src.major, ch->src.index,
 		   ch->dst.kind, ch->dst.major, ch->dst.index,
 		   submitted, completed, busy, copies, bytes,
-		   (s64)atomic64_read(&ch->failures));
+		   (s64)atomic64_read(&ch->failures), dma_bytes);
 }
 
 void hl_ipc_show_fdinfo(struct seq_file *m, struct file *file)

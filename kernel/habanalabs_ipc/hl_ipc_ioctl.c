@@ -55,7 +55,8 @@ static int hl_ipc_info_ioctl(struct hl_ipc_ctx *ctx, void *arg)
 	info->max_channels = READ_ONCE(hl_ipc_max_channels);
 	info->max_batch = READ_ONCE(hl_ipc_max_batch);
 	info->chunk_size = READ_ONCE(hl_ipc_chunk_size);
-	info->engines = HL_IPC_ENGINE_CPU;
+	info->engines = HL_IPC_ENGINE_CPU |
+			(hl_ipc_dma_available() ? HL_IPC_ENGINE_DMA : 0);
 	return 0;
 }
 

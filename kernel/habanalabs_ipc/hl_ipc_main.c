@@ -103,6 +103,9 @@ static int __init hl_ipc_init(void)
 	ret = hl_ipc_regions_init();
 	if (ret)
 		return ret;
+	ret = hl_ipc_dma_init();
+	if (ret)
+		goto err_regions;
 	hl_ipc_stats_init();
 	/* Last: once the node exists, everything must be ready. */
 	ret = misc_register(&hl_ipc_misc);
@@ -112,6 +115,8 @@ static int __init hl_ipc_init(void)
 
 err_stats:
 	hl_ipc_stats_fini();
+	hl_ipc_dma_fini();
+err_regions:
 	hl_ipc_regions_fini();
 	return ret;
 }
@@ -120,6 +125,7 @@ static void __exit hl_ipc_exit(void)
 {
 	misc_deregister(&hl_ipc_misc);
 	hl_ipc_stats_fini();
+	hl_ipc_dma_fini();
 	hl_ipc_regions_fini();
 	hl_ipc_users_fini();
 }

@@ -9,6 +9,7 @@
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "hl_ipc.h"
@@ -24,6 +25,8 @@ unsigned int hl_ipc_user_max_regions = 65536;
 unsigned int hl_ipc_user_max_jobs = 4096;
 unsigned int hl_ipc_user_max_workers = 8;
 unsigned int hl_ipc_fence_timeout_ms = 2000;
+unsigned int hl_ipc_dma_timeout_ms = 5000;
+enum hl_ipc_engine_mode hl_ipc_engine_mode = HL_IPC_ENGINE_MODE_AUTO;
 
 struct hl_ipc_param {
 	const char *name;
@@ -92,3 +95,36 @@ HL_IPC_PARAM(user_max_workers, hl_ipc_user_max_workers, 1, 256,
 	     "Copies of one user that run on workers at once; for users whose first context opens after a change (default 8, 1..256)");
 HL_IPC_PARAM(fence_timeout_ms, hl_ipc_fence_timeout_ms, 1, 60000,
 	     "Longest wait for a dma-buf's fences before a copy fails with ETIMEDOUT (default 2000, 1..60000)");
+HL_IPC_PARAM(dma_timeout_ms, hl_ipc_dma_timeout_ms, 1, 60000,
+	     "Longest wait for the DMA engine to finish a step of a copy before it fails with ETIMEDOUT (default 5000, 1..60000)");
+
+static const char * const hl_ipc_engine_names[] = {
+	[HL_IPC_ENGINE_MODE_AUTO] = "auto",
+	[HL_IPC_ENGINE_MODE_CPU] = "cpu",
+	[HL_IPC_ENGINE_MODE_DMA] = "dma",
+};
+
+static int hl_ipc_engine_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(hl_ipc_engine_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(hl_ipc_engine_mode, i);
+	return 0;
+}
+
+static int hl_ipc_engine_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  hl_ipc_engine_names[READ_ONCE(hl_ipc_engine_mode)]);
+}
+
+static const struct kernel_param_ops hl_ipc_engine_ops = {
+	.set = hl_ipc_engine_set,
+	.get = hl_ipc_engine_get,
+};
+
+module_param_cb(engine, &hl_ipc_engine_ops, NULL, 0644);
+MODULE_PARM_DESC(engine,
+		 "Which engine copies: auto (the CPU where both ends have a kernel mapping, else a DMA engine the exporters accept), cpu (the CPU only), dma (a DMA engine for every copy); default auto");

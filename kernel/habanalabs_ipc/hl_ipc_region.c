@@ -69,6 +69,8 @@ static void hl_ipc_region_free(struct kref *ref)
 {
 	struct hl_ipc_region *r = container_of(ref, struct hl_ipc_region, ref);
 
+	/* The engine's mapping first: it covers the memory released below. */
+	hl_ipc_dma_region_release(r);
 	if (r->type == HL_IPC_REGION_DMABUF)
 		hl_ipc_dmabuf_release(r);
 	else
@@ -141,6 +143,7 @@ int hl_ipc_region_register(struct hl_ipc_ctx *ctx,
 	kref_init(&r->ref);
 	atomic_inc(&hl_ipc_stats.regions);
 	INIT_LIST_HEAD(&r->node);
+	init_rwsem(&r->dma_sem);
 	r->type = args->type;
 	r->flags = args->flags;
 	r->uid = ctx->user->uid;

@@ -50,6 +50,7 @@ static DEVICE_ATTR_RO(name)
 HL_IPC_STAT_PCPU(copies);
 HL_IPC_STAT_PCPU(bytes);
 HL_IPC_STAT_PCPU(small_copies);
+HL_IPC_STAT_PCPU(dma_bytes);
 HL_IPC_STAT64(errors);
 HL_IPC_STAT64(lookup_failures);
 HL_IPC_STAT32(contexts);
@@ -70,6 +71,7 @@ static struct attribute *hl_ipc_stats_attrs[] = {
 	&dev_attr_copies.attr,
 	&dev_attr_bytes.attr,
 	&dev_attr_small_copies.attr,
+	&dev_attr_dma_bytes.attr,
 	&dev_attr_errors.attr,
 	&dev_attr_lookup_failures.attr,
 	&dev_attr_contexts.attr,
@@ -86,8 +88,40 @@ static const struct attribute_group hl_ipc_stats_group = {
 	.attrs = hl_ipc_stats_attrs,
 };
 
+/*
+ * The copy engines: the DMA engine copies use ("none" when there is no
+ * usable one), and whether the kernel lets PCI devices reach each other
+ * (CONFIG_PCI_P2PDMA), which memory that only a device can reach needs.
+ */
+static ssize_t dma_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	hl_ipc_dma_available();
+	return hl_ipc_dma_describe(buf);
+}
+static DEVICE_ATTR_RO(dma);
+
+static ssize_t p2pdma_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", IS_ENABLED(CONFIG_PCI_P2PDMA));
+}
+static DEVICE_ATTR_RO(p2pdma);
+
+static struct attribute *hl_ipc_engine_attrs[] = {
+	&dev_attr_dma.attr,
+	&dev_attr_p2pdma.attr,
+	NULL,
+};
+
+static const struct attribute_group hl_ipc_engine_group = {
+	.name = "engine",
+	.attrs = hl_ipc_engine_attrs,
+};
+
 const struct attribute_group *hl_ipc_attr_groups[] = {
 	&hl_ipc_stats_group,
+	&hl_ipc_engine_group,
 	NULL,
 };
 

@@ -84,9 +84,10 @@ const char *generic_message(int e)
 		       "(its owner must register it for any user) or does not "
 		       "allow this access";
 	case EOPNOTSUPP:
-		return "not supported: the memory's exporter gives no CPU "
-		       "access, so channels cannot copy it; use the staged DMA "
-		       "path instead";
+		return "not supported: the CPU cannot map this memory and no "
+		       "DMA engine may reach it (none loaded, or the kernel "
+		       "does not allow peer to peer between the devices: see "
+		       "'hl-ipc status'); use the staged DMA path instead";
 	case ENOMEM:
 		return "out of memory (host or device)";
 	case EINTR:

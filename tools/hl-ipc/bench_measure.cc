@@ -150,6 +150,13 @@ int run_bench(const BenchConfig &cfg, const Progress &progress, BenchResult *out
 		progress(0, 1, "setting up both devices");
 	if (start_pair(kTool, max_size, &pair))
 		return 1;
+	if (!pair.a->channel) {
+		fprintf(stderr, "%s: no channel between the devices (%s); the benchmark "
+				"measures the channel against the other paths\n",
+			kTool, pair.a->no_channel.c_str());
+		finish_pair(&pair);
+		return 1;
+	}
 	Mapping scratch = Mapping::map(max_size, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
 				       -1, 0);

@@ -130,6 +130,28 @@ std::string counter(const IpcState &s, const char *name)
 	return "?";
 }
 
+// Which engine copies memory the CPU cannot map (a Gaudi's, exported peer
+// to peer only), and what is missing when none can.
+void print_engines(const IpcState &s)
+{
+	if (s.dma_engine.empty())
+		return;  // a module without the DMA engine
+	DmaEngine e;
+	if (dma_engine(s, &e))
+		printf("  %-13s %s on %s, %u channels\n", "DMA engine", e.driver.c_str(),
+		       e.device.c_str(), e.channels);
+	else
+		printf("  %-13s none: device memory without CPU access takes the staged path "
+		       "(load the host's engine driver: ioatdma, idxd or ptdma)\n",
+		       "DMA engine");
+	if (s.p2pdma == 0)
+		printf("  %-13s not in this kernel (CONFIG_PCI_P2PDMA unset): device memory "
+		       "moves device to device only through staging\n", "peer to peer");
+	else if (s.p2pdma == 1)
+		printf("  %-13s in this kernel; each exporter decides by the PCI topology "
+		       "(a switch above the devices and the engine, ACS)\n", "peer to peer");
+}
+
 void print_ipc(const IpcState &s)
 {
 	if (!s.node_present) {
@@ -149,6 +171,7 @@ void print_ipc(const IpcState &s)
 		printf("  %-13s version %u; features %s; engines %s\n", "ABI",
 		       s.info.abi_version, join(feature_names(s.info.features)).c_str(),
 		       join(engine_names(s.info.engines)).c_str());
+		print_engines(s);
 		printf("  %-13s %u regions and %u channels per context, %u copies per "
 		       "batch, %s chunks\n", "limits", s.info.max_regions,
 		       s.info.max_channels, s.info.max_batch,
@@ -272,6 +295,19 @@ void json_ipc(JsonWriter &j, const IpcState &s)
 		for (auto &e : engine_names(s.info.engines))
 			j.value(e);
 		j.end_array();
+		DmaEngine e;
+		j.key("dma_engine");
+		if (dma_engine(s, &e)) {
+			j.begin_object();
+			j.member("driver", e.driver.c_str());
+			j.member("device", e.device.c_str());
+			j.member("channels", e.channels);
+			j.end_object();
+		} else {
+			j.value(static_cast<const char *>(nullptr));
+		}
+		if (s.p2pdma >= 0)
+			j.member("p2pdma", s.p2pdma == 1);
 		j.key("limits");
 		j.begin_object();
 		j.member("max_regions", s.info.max_regions);

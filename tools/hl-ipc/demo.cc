@@ -30,12 +30,14 @@
 #include "cli.h"
 #include "commands.h"
 #include "hlthunk.h"
+#include "ipc_state.h"
 #include "mapping.h"
 #include "peer_msg.h"
 #include "peer_pair.h"
 #include "peer_side.h"
 #include "size_list.h"
 #include "staged_transfer.h"
+#include "sysfs.h"
 
 namespace hlipc {
 
@@ -114,14 +116,17 @@ Row measure(Side &a, PeerLink &link, uint64_t size)
 
 	// One untimed transfer each way first: the first channel copy of a
 	// buffer also exports and registers it (cached afterwards).
-	channel_copy();
+	if (a.channel)
+		channel_copy();
 	staged();
 	clear_in_b();
 
 	// Channel: one copy moves A's buffer into B's device memory.
-	r.channel_s = per_transfer(channel_copy);
-	verify_in_b("checking B's buffer after the channel copies");
-	clear_in_b();
+	if (a.channel) {
+		r.channel_s = per_transfer(channel_copy);
+		verify_in_b("checking B's buffer after the channel copies");
+		clear_in_b();
+	}
 
 	// Staged DMA: A device -> host, then B host -> device (pipelined).
 	r.staged_s = per_transfer(staged);
@@ -159,16 +164,39 @@ Row measure(Side &a, PeerLink &link, uint64_t size)
 	}
 
 	// And back: B's channel copies B's buffer into A's device memory.
-	memset(a.dst.cpu(), 0, size);
-	check(a, "B copying back through its channel",
-	      request(link, kCopyBack, size).status, size);
-	check(a, "checking A's buffer after B's copy back",
-	      verify_pattern(a.dst.cpu(), size, 2), size);
+	if (a.channel) {
+		check(a, "clearing A's buffer", clear_device(a, a.dst.va(), size), size);
+		check(a, "B copying back through its channel",
+		      request(link, kCopyBack, size).status, size);
+		check(a, "checking A's buffer after B's copy back",
+		      verify_device(a, a.dst.va(), size, 2), size);
+	}
 	return r;
 }
 
+// Which engine of /dev/hl_ipc moved the channel's bytes: the DMA engine's
+// counter grew while the demo ran, or it did not.
+struct EngineSeen {
+	uint64_t dma_bytes_before = 0, dma_bytes_after = 0;
+	std::string dma_engine;  // its driver and device
+};
+
+uint64_t dma_bytes_now()
+{
+	uint64_t v = 0;
+	read_u64("/sys/class/misc/hl_ipc/stats/dma_bytes", &v);
+	return v;
+}
+
+std::string engine_used(const EngineSeen &e)
+{
+	if (e.dma_bytes_after == e.dma_bytes_before)
+		return "the CPU (both devices' memory has a kernel mapping)";
+	return "the DMA engine " + e.dma_engine + " (device memory without a CPU mapping)";
+}
+
 void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
-		 const std::string &no_ucx)
+		 const std::string &no_ucx, const EngineSeen &engine)
 {
 	const bool ucx = a.ucx != nullptr;
 	printf("\n");
@@ -182,6 +210,10 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	printf("region cookies over a unix socket.  Ways to move A's buffer into\n");
 	printf("B's device memory:\n");
 	printf("  channel     one copy, device to device (hlthunk_ipc_channel_copy)\n");
+	if (a.channel)
+		printf("              by %s\n", engine_used(engine).c_str());
+	else
+		printf("              none here: %s\n", a.no_channel.c_str());
 	printf("  staged DMA  A's DMA engine copies device -> pinned host memory, then\n");
 	printf("              B's DMA engine copies host -> device (LIN_DMA command\n");
 	printf("              submissions; what runtimes do without channels)\n");
@@ -200,8 +232,12 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 	auto mbs = [](uint64_t size, double s) { return size / s / 1e6; };
 	for (auto &r : rows) {
 		double ch = mbs(r.size, r.channel_s), st = mbs(r.size, r.staged_s);
-		printf("  %8s  %9.1f MB/s  %9.1f MB/s  %5.2fx", size_label(r.size).c_str(), ch,
-		       st, ch / st);
+		if (a.channel)
+			printf("  %8s  %9.1f MB/s  %9.1f MB/s  %5.2fx", size_label(r.size).c_str(),
+			       ch, st, ch / st);
+		else
+			printf("  %8s  %14s  %9.1f MB/s  %6s", size_label(r.size).c_str(), "-", st,
+			       "-");
 		if (ucx) {
 			double u = mbs(r.size, r.ucx_s), us = mbs(r.size, r.ucx_staged_s);
 			printf("  %9.1f MB/s  %5.2fx  %9.1f MB/s  %5.2fx", u, u / ch, us, us / st);
@@ -209,8 +245,13 @@ void print_table(const Side &a, const Peer &b, const std::vector<Row> &rows,
 		printf("\n");
 	}
 	printf("\n");
-	printf("Checked: every byte, in B after each path and in A after B copied its\n");
-	printf("own buffer back through its channel.  MB/s of the median transfer;\n");
+	if (a.channel) {
+		printf("Checked: every byte, in B after each path and in A after B copied its\n");
+		printf("own buffer back through its channel.  MB/s of the median transfer;\n");
+	} else {
+		printf("Checked: every byte, in B after each path.  MB/s of the median\n");
+		printf("transfer;\n");
+	}
 	printf("transfers per path:");
 	for (size_t i = 0; i < rows.size(); i++)
 		printf("%s %d at %s", i ? "," : "", rows[i].reps, size_label(rows[i].size).c_str());
@@ -336,14 +377,22 @@ int demo_main(int argc, char **argv)
 	if (start_pair("hl-ipc demo", max_size, &pair))
 		return 1;
 	std::string why_no_ucx = "left out (--no-ucx)";
-	if (!no_ucx)
+	if (!pair.a->channel)
+		why_no_ucx = "left out: no channel between the devices";
+	else if (!no_ucx)
 		why_no_ucx = setup_ucx(*pair.a, pair.link, pair.sock);
+	EngineSeen engine;
+	DmaEngine e;
+	if (dma_engine(read_ipc_state(), &e))
+		engine.dma_engine = e.driver + " on " + e.device;
+	engine.dma_bytes_before = dma_bytes_now();
 	std::vector<Row> rows;
 	for (auto s : opt.sizes)
 		rows.push_back(measure(*pair.a, pair.link, s));
+	engine.dma_bytes_after = dma_bytes_now();
 	if (finish_pair(&pair))
 		return 1;
-	print_table(*pair.a, pair.b, rows, why_no_ucx);
+	print_table(*pair.a, pair.b, rows, why_no_ucx, engine);
 	return 0;
 }
 

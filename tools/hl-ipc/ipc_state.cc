@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "sysfs.h"
@@ -46,7 +47,23 @@ IpcState read_ipc_state()
 		if (read_u64(std::string("/sys/class/misc/hl_ipc/stats/") + c, &v))
 			s.counters.emplace_back(c, static_cast<int64_t>(v));
 	}
+	s.dma_engine = read_attr("/sys/class/misc/hl_ipc/engine/dma");
+	uint64_t p2p;
+	if (read_u64("/sys/class/misc/hl_ipc/engine/p2pdma", &p2p))
+		s.p2pdma = p2p ? 1 : 0;
 	return s;
+}
+
+bool dma_engine(const IpcState &s, DmaEngine *out)
+{
+	char driver[64], device[64];
+	unsigned n = 0;
+	if (sscanf(s.dma_engine.c_str(), "dma %63s %63s %u", driver, device, &n) != 3)
+		return false;
+	out->driver = driver;
+	out->device = device;
+	out->channels = n;
+	return true;
 }
 
 std::vector<std::string> feature_names(uint64_t f)
@@ -76,7 +93,9 @@ std::vector<std::string> engine_names(uint32_t e)
 	std::vector<std::string> out;
 	if (e & HL_IPC_ENGINE_CPU)
 		out.push_back("cpu");
-	e &= ~HL_IPC_ENGINE_CPU;
+	if (e & HL_IPC_ENGINE_DMA)
+		out.push_back("dma");
+	e &= ~(HL_IPC_ENGINE_CPU | HL_IPC_ENGINE_DMA);
 	for (int b = 0; b < 32; b++)
 		if (e & (1u << b))
 			out.push_back("bit" + std::to_string(b));

@@ -24,7 +24,19 @@ struct IpcState {
 	struct hl_ipc_info info {};
 	// /sys/class/misc/hl_ipc/stats/*, in a fixed order; absent ones left out.
 	std::vector<std::pair<std::string, int64_t>> counters;
+	// /sys/class/misc/hl_ipc/engine/: the DMA engine copies use
+	// ("dma <driver> <device> <channels>", "none"; empty: a module
+	// without it) and whether the kernel allows peer to peer (-1: unknown).
+	std::string dma_engine;
+	int p2pdma = -1;
 };
+
+// The DMA engine line of s, parsed: false when there is none.
+struct DmaEngine {
+	std::string driver, device;
+	unsigned channels = 0;
+};
+bool dma_engine(const IpcState &s, DmaEngine *out);
 
 IpcState read_ipc_state();
 

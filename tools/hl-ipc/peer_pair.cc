@@ -79,7 +79,8 @@ int finish_pair(Pair *p)
 	int status = 0;
 	while (waitpid(p->b_pid, &status, 0) < 0 && errno == EINTR)
 		;
-	hlthunk_ipc_channel_destroy(p->a->channel);
+	if (p->a->channel)
+		hlthunk_ipc_channel_destroy(p->a->channel);
 	close(p->sock);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "%s: process B failed\n", p->a->tool);

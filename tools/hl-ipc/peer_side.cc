@@ -74,6 +74,19 @@ int32_t verify_pattern(const unsigned char *p, uint64_t size, uint32_t seed)
 	return bad < 0 ? 0 : static_cast<int32_t>(bad + 1);
 }
 
+int32_t verify_device(Side &s, uint64_t va, uint64_t size, uint32_t seed)
+{
+	memset(s.scratch.get(), 0, size);
+	int rc = s.dma.copy(s.scratch_va, va, size);
+	return rc < 0 ? rc : verify_pattern(s.scratch.bytes(), size, seed);
+}
+
+int clear_device(Side &s, uint64_t va, uint64_t size)
+{
+	memset(s.scratch.get(), 0, size);
+	return s.dma.copy(va, s.scratch_va, size);
+}
+
 void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size)
 {
 	int ctl = hlthunk_open_control(s.index, nullptr);
@@ -92,8 +105,6 @@ void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size)
 	if ((rc = s.src.create(s.fd, max_size)) < 0 ||
 	    (rc = s.dst.create(s.fd, max_size)) < 0)
 		die(s, "allocating device memory", rc);
-	if ((rc = s.src.map_cpu()) < 0 || (rc = s.dst.map_cpu()) < 0)
-		die(s, "mapping device memory for the CPU", rc);
 	s.host = host;
 	s.host_va = hlthunk_host_memory_map(s.fd, host, 0, host_size);
 	if (!s.host_va)
@@ -104,6 +115,13 @@ void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size)
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (!s.pvw.valid())
 		die(s, "allocating host memory", -errno);
+	s.scratch = Mapping::map(max_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (!s.scratch.valid())
+		die(s, "allocating host memory", -errno);
+	s.scratch_va = hlthunk_host_memory_map(s.fd, s.scratch.get(), 0, max_size);
+	if (!s.scratch_va)
+		die(s, "pinning host memory for the device", -errno);
 
 	// Fill: pattern into our half of the host buffer, DMA it in.
 	uint64_t half = host_size / 2;
@@ -111,18 +129,27 @@ void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size)
 	fill_pattern(host + off, max_size, s.index + 1);
 	if ((rc = s.dma.copy(s.src.va(), s.host_va + off, max_size)) < 0)
 		die(s, "filling device memory with LIN_DMA", rc);
-	if (check_pattern(s.src.cpu(), max_size, s.index + 1) >= 0) {
+	if ((rc = verify_device(s, s.src.va(), max_size, s.index + 1)) != 0) {
+		if (rc < 0)
+			die(s, "reading device memory back with LIN_DMA", rc);
 		fprintf(stderr, "%s: process %s: device memory does not hold what "
 				"the DMA engine wrote\n", s.tool, s.name);
 		_exit(1);
 	}
-	memset(s.dst.cpu(), 0, max_size);
+	if ((rc = clear_device(s, s.dst.va(), max_size)) < 0)
+		die(s, "clearing device memory with LIN_DMA", rc);
 
 	uint64_t off_in_region = 0;
 	rc = hlthunk_ipc_register_device_memory(s.fd, s.dst.va(), &s.dst_cookie,
 						&off_in_region, nullptr);
-	if (rc < 0)
+	if (rc == -EOPNOTSUPP) {
+		// Memory only a device can reach, and no engine that may.
+		const char *detail = hlthunk_ipc_last_error();
+		s.no_channel = *detail ? detail : hlthunk_ipc_strerror(rc);
+		s.dst_cookie = 0;
+	} else if (rc < 0) {
 		die(s, "registering device memory with /dev/hl_ipc", rc);
+	}
 }
 
 Peer connect_peer(Side &s, int sock)
@@ -140,6 +167,12 @@ Peer connect_peer(Side &s, int sock)
 		die(s, "exchanging cookies", -EPROTO);
 	Peer peer{static_cast<int>(m.b), m.text, static_cast<pid_t>(m.c), m.d};
 
+	if (!s.dst_cookie || !m.a) {
+		if (s.no_channel.empty())
+			s.no_channel = "the peer's device memory cannot be registered with "
+				       "/dev/hl_ipc";
+		return peer;
+	}
 	s.peer_ctl = hlthunk_open_control(peer.index, nullptr);
 	if (s.peer_ctl < 0)
 		die(s, "opening the peer's control node", s.peer_ctl);
@@ -159,8 +192,8 @@ int serve(Side &b, PeerLink &link, int sock)
 		int rc = 0;
 		switch (m.type) {
 		case kVerify:
-			reply(link, verify_pattern(b.dst.cpu(), m.a,
-						   static_cast<uint32_t>(m.b)));
+			reply(link, verify_device(b, b.dst.va(), m.a,
+						  static_cast<uint32_t>(m.b)));
 			break;
 		case kVerifyHost:
 			rc = verify_pattern(b.pvw.bytes(), m.a,
@@ -169,8 +202,7 @@ int serve(Side &b, PeerLink &link, int sock)
 			reply(link, rc);
 			break;
 		case kClear:
-			memset(b.dst.cpu(), 0, m.a);
-			reply(link, 0);
+			reply(link, clear_device(b, b.dst.va(), m.a));
 			break;
 		case kStagedH2D:
 		case kPieceH2D:
@@ -198,6 +230,10 @@ int serve(Side &b, PeerLink &link, int sock)
 			break;
 		}
 		case kCopyBack:
+			if (!b.channel) {
+				reply(link, -EOPNOTSUPP);
+				break;
+			}
 			rc = hlthunk_ipc_channel_copy(
 				b.channel, b.fd, b.peer_ctl,
 				reinterpret_cast<void *>(b.peer_dst_va),
@@ -226,7 +262,8 @@ int serve(Side &b, PeerLink &link, int sock)
 		}
 		case kQuit:
 			b.ucx.reset();
-			hlthunk_ipc_channel_destroy(b.channel);
+			if (b.channel)
+				hlthunk_ipc_channel_destroy(b.channel);
 			return 0;
 		default:
 			return 1;

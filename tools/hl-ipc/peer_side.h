@@ -34,7 +34,13 @@ struct Side {
 	unsigned char *host = nullptr;  // the host buffer shared by A and B
 	uint64_t host_va = 0;           // ... mapped for this device
 	Mapping pvw;                    // private host memory (process_vm_writev)
-	hlthunk_ipc_cookie dst_cookie = 0;
+	// Private host memory mapped for the device, through which the
+	// device's DMA fills, clears and checks device memory: the CPU does
+	// not map a Gaudi's device memory.
+	Mapping scratch;
+	uint64_t scratch_va = 0;
+	hlthunk_ipc_cookie dst_cookie = 0;  // 0: /dev/hl_ipc refused dst
+	std::string no_channel;         // why, when there is no channel
 	int peer_ctl = -1;          // control node of the peer's device
 	uint64_t peer_dst_va = 0;   // the peer's destination, imported
 	uint32_t channel = 0;       // this device -> peer device
@@ -56,10 +62,13 @@ struct Peer {
 
 // Opens this side's device, fills its source buffer with the DMA engine
 // from its half of the host buffer (pattern seed index + 1), registers its
-// destination buffer and maps a private host buffer of max_size.
+// destination buffer (where /dev/hl_ipc refuses it, as device memory that
+// no engine may reach, says why in no_channel) and maps a private host
+// buffer of max_size.
 void setup(Side &s, uint64_t max_size, unsigned char *host, uint64_t host_size);
 
-// Swaps cookies with the peer, imports the peer's and opens a channel.
+// Swaps cookies with the peer, imports the peer's and opens a channel
+// (none when either side's memory was refused: no_channel says why).
 Peer connect_peer(Side &s, int sock);
 
 // B's side: answers A's requests on the link until kQuit (the UCX set-up's
@@ -69,5 +78,11 @@ int serve(Side &b, PeerLink &link, int sock);
 // 0 if the first size bytes of p hold the pattern of seed, else the first
 // bad offset + 1 (the reply status of kVerify).
 int32_t verify_pattern(const unsigned char *p, uint64_t size, uint32_t seed);
+// The same for size bytes of device memory at va, read by the device's DMA
+// (or -errno of the DMA).
+int32_t verify_device(Side &s, uint64_t va, uint64_t size, uint32_t seed);
+// Zeroes size bytes of device memory at va with the device's DMA; 0 or
+// -errno.
+int clear_device(Side &s, uint64_t va, uint64_t size);
 
 }  // namespace hlipc

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hl_ipc_testdma: a stand-in memcpy DMA engine for habanalabs_ipc's
+ * peer-to-peer tests.  Test only; no package installs it.
+ *
+ * QEMU emulates no memcpy DMA engine on x86 (ioatdma, idxd and ptdma are
+ * real hardware), so this module binds to QEMU's "edu" PCI function and
+ * registers a dmaengine device with DMA_MEMCPY channels whose descriptors
+ * a worker executes, in order per channel.  It sees the addresses it is
+ * given as the function's DMA would: through the function's IOMMU domain
+ * when that domain translates, as bus addresses otherwise; what they
+ * reach must be RAM or the memory BAR of a PCI function.  An address that
+ * does not translate (mapped for another device, never mapped, unmapped
+ * since) fails its descriptor (DMA_TRANS_READ_FAILED or WRITE_FAILED), so
+ * a mapping made for the wrong device fails a test instead of working by
+ * accident.
+ *
+ * Faults on demand (writable module parameters): fail_after=N fails the
+ * Nth descriptor executed from now on, stall_ms delays every descriptor.
+ * Unbinding the function (sysfs) unregisters the engine while consumers
+ * hold its channels, as a hot unplug does: descriptors not yet done end
+ * DMA_TRANS_ABORTED, and nothing new is accepted.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/dmaengine.h>
+#include <linux/highmem.h>
+#include <linux/io.h>
+#include <linux/iommu.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#define TESTDMA_CHANNELS	4
+#define TESTDMA_WINDOWS		16
+
+static atomic_t fail_after = ATOMIC_INIT(0);
+module_param_cb(fail_after, &param_ops_int, &fail_after.counter, 0644);
+MODULE_PARM_DESC(fail_after, "Fail the Nth descriptor executed from now on (0: none)");
+
+static unsigned int stall_ms;
+module_param(stall_ms, uint, 0644);
+MODULE_PARM_DESC(stall_ms, "Delay before each descriptor runs, in ms");
+
+struct testdma_desc {
+	struct dma_async_tx_descriptor tx;
+	struct list_head node;
+	dma_addr_t src;
+	dma_addr_t dst;
+	size_t len;
+};
+
+struct testdma_chan {
+	struct dma_chan chan;
+	struct testdma_dev *td;
+	spinlock_t lock;		/* the lists, cookies */
+	struct list_head submitted;
+	struct list_head issued;
+	dma_cookie_t last_cookie;
+	dma_cookie_t done_cookie;
+	struct work_struct work;
+};
+
+/* A memory BAR reached through the engine, mapped once. */
+struct testdma_window {
+	phys_addr_t start;
+	resource_size_t len;
+	void *kaddr;
+};
+
+struct testdma_dev {
+	struct dma_device dma;
+	struct pci_dev *pdev;
+	struct workqueue_struct *wq;
+	bool dead;			/* unbound: nothing new */
+	struct mutex windows_lock;
+	struct testdma_window windows[TESTDMA_WINDOWS];
+	struct testdma_chan chans[TESTDMA_CHANNELS];
+	struct list_head released;	/* in testdma_released */
+};
+
+static struct testdma_chan *to_tchan(struct dma_chan *chan)
+{
+	return container_of(chan, struct testdma_chan, chan);
+}
+
+/* What the function's DMA reaches at bus address @addr, or false. */
+static bool testdma_translate(struct testdma_dev *td, dma_addr_t addr,
+			      phys_addr_t *phys)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&td->pdev->dev);
+
+	if (dom && (dom->type & __IOMMU_DOMAIN_PAGING)) {
+		*phys = iommu_iova_to_phys(dom, addr);
+		return *phys;
+	}
+	*phys = addr;
+	return true;
+}
+
+/* A kernel mapping of the memory BAR holding @phys, or NULL. */
+static void *testdma_bar(struct testdma_dev *td, phys_addr_t phys,
+			 size_t *left)
+{
+	struct testdma_window *w = NULL;
+	struct pci_dev *pdev = NULL;
+	unsigned int i;
+	int bar;
+
+	mutex_lock(&td->windows_lock);
+	for (i = 0; i < TESTDMA_WINDOWS && td->windows[i].kaddr; i++)
+		if (phys >= td->windows[i].start &&
+		    phys - td->windows[i].start < td->windows[i].len)
+			w = &td->windows[i];
+	if (!w && i < TESTDMA_WINDOWS) {
+		for_each_pci_dev(pdev) {
+			for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
+				struct resource *r = &pdev->resource[bar];
+
+				if (!(r->flags & IORESOURCE_MEM) ||
+				    !resource_size(r) || phys < r->start ||
+				    phys > r->end)
+					continue;
+				w = &td->windows[i];
+				w->start = r->start;
+				w->len = resource_size(r);
+				w->kaddr = memremap(w->start, w->len,
+						    MEMREMAP_WB);
+				if (!w->kaddr)
+					w = NULL;
+				break;
+			}
+			if (w || bar < PCI_STD_NUM_BARS) {
+				pci_dev_put(pdev);
+				break;
+			}
+		}
+	}
+	mutex_unlock(&td->windows_lock);
+	if (!w)
+		return NULL;
+	*left = w->len - (phys - w->start);
+	return w->kaddr + (phys - w->start);
+}
+
+/*
+ * Maps what bus address @addr reaches, for at most *@len bytes (cut at a
+ * page of RAM); NULL if it reaches nothing.  @page says how to unmap it.
+ */
+static void *testdma_map(struct testdma_dev *td, dma_addr_t addr, size_t *len,
+			 struct page **page)
+{
+	phys_addr_t phys;
+	size_t left;
+	void *p;
+
+	*page = NULL;
+	if (!testdma_translate(td, addr, &phys))
+		return NULL;
+	if (pfn_valid(PHYS_PFN(phys)) && page_is_ram(PHYS_PFN(phys))) {
+		*page = pfn_to_page(PHYS_PFN(phys));
+		*len = min_t(size_t, *len, PAGE_SIZE - offset_in_page(phys));
+		return kmap_local_page(*page) + offset_in_page(phys);
+	}
+	p = testdma_bar(td, phys, &left);
+	if (!p)
+		return NULL;
+	/* Translations are per IOMMU page: take one page at a time. */
+	*len = min3(*len, left, PAGE_SIZE - offset_in_page(phys));
+	return p;
+}
+
+static void testdma_unmap(void *p, struct page *page)
+{
+	if (page)
+		kunmap_local(p);
+}
+
+static enum dmaengine_tx_result testdma_copy(struct testdma_dev *td,
+					     struct testdma_desc *d)
+{
+	size_t done = 0, n, sn, dn;
+	struct page *sp, *dp;
+	void *s, *dst;
+
+	while (done < d->len) {
+		sn = d->len - done;
+		s = testdma_map(td, d->src + done, &sn, &sp);
+		if (!s)
+			return DMA_TRANS_READ_FAILED;
+		dn = sn;
+		dst = testdma_map(td, d->dst + done, &dn, &dp);
+		if (!dst) {
+			testdma_unmap(s, sp);
+			return DMA_TRANS_WRITE_FAILED;
+		}
+		n = min(sn, dn);
+		memcpy(dst, s, n);
+		testdma_unmap(dst, dp);
+		testdma_unmap(s, sp);
+		done += n;
+		cond_resched();
+	}
+	return DMA_TRANS_NOERROR;
+}
+
+static void testdma_complete(struct testdma_desc *d,
+			     enum dmaengine_tx_result result)
+{
+	struct dmaengine_result res = { .result = result };
+	dma_async_tx_callback_result cb_result = d->tx.callback_result;
+	dma_async_tx_callback cb = d->tx.callback;
+	void *param = d->tx.callback_param;
+
+	kfree(d);
+	if (cb_result)
+		cb_result(param, &res);
+	else if (cb)
+		cb(param);
+}
+
+static void testdma_work(struct work_struct *work)
+{
+	struct testdma_chan *tc = container_of(work, struct testdma_chan, work);
+	enum dmaengine_tx_result result;
+	struct testdma_desc *d;
+
+	for (;;) {
+		spin_lock_bh(&tc->lock);
+		d = list_first_entry_or_null(&tc->issued, struct testdma_desc,
+					     node);
+		if (d)
+			list_del(&d->node);
+		spin_unlock_bh(&tc->lock);
+		if (!d)
+			return;
+		if (READ_ONCE(stall_ms))
+			msleep(READ_ONCE(stall_ms));
+		if (READ_ONCE(tc->td->dead))
+			result = DMA_TRANS_ABORTED;
+		else if (atomic_read(&fail_after) > 0 &&
+			 atomic_dec_and_test(&fail_after))
+			result = DMA_TRANS_WRITE_FAILED;
+		else
+			result = testdma_copy(tc->td, d);
+		spin_lock_bh(&tc->lock);
+		tc->done_cookie = d->tx.cookie;
+		spin_unlock_bh(&tc->lock);
+		testdma_complete(d, result);
+	}
+}
+
+static dma_cookie_t testdma_submit(struct dma_async_tx_descriptor *tx)
+{
+	struct testdma_chan *tc = to_tchan(tx->chan);
+	struct testdma_desc *d = container_of(tx, struct testdma_desc, tx);
+	dma_cookie_t cookie;
+
+	spin_lock_bh(&tc->lock);
+	cookie = tc->last_cookie + 1;
+	if (cookie < DMA_MIN_COOKIE)
+		cookie = DMA_MIN_COOKIE;
+	tc->last_cookie = cookie;
+	tx->cookie = cookie;
+	list_add_tail(&d->node, &tc->submitted);
+	spin_unlock_bh(&tc->lock);
+	return cookie;
+}
+
+static struct dma_async_tx_descriptor *
+testdma_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
+		    size_t len, unsigned long flags)
+{
+	struct testdma_chan *tc = to_tchan(chan);
+	struct testdma_desc *d;
+
+	if (READ_ONCE(tc->td->dead) || !len)
+		return NULL;
+	d = kzalloc(sizeof(*d), GFP_NOWAIT);
+	if (!d)
+		return NULL;
+	dma_async_tx_descriptor_init(&d->tx, chan);
+	d->tx.tx_submit = testdma_submit;
+	d->tx.flags = flags;
+	d->src = src;
+	d->dst = dst;
+	d->len = len;
+	return &d->tx;
+}
+
+static void testdma_issue_pending(struct dma_chan *chan)
+{
+	struct testdma_chan *tc = to_tchan(chan);
+
+	spin_lock_bh(&tc->lock);
+	list_splice_tail_init(&tc->submitted, &tc->issued);
+	spin_unlock_bh(&tc->lock);
+	queue_work(tc->td->wq, &tc->work);
+}
+
+static enum dma_status testdma_tx_status(struct dma_chan *chan,
+					 dma_cookie_t cookie,
+					 struct dma_tx_state *state)
+{
+	struct testdma_chan *tc = to_tchan(chan);
+	dma_cookie_t done, last;
+
+	spin_lock_bh(&tc->lock);
+	done = tc->done_cookie;
+	last = tc->last_cookie;
+	spin_unlock_bh(&tc->lock);
+	if (state) {
+		state->last = done;
+		state->used = last;
+		state->residue = 0;
+	}
+	return dma_async_is_complete(cookie, done, last);
+}
+
+/* Descriptors not yet run go without their callbacks, as the API says. */
+static int testdma_terminate_all(struct dma_chan *chan)
+{
+	struct testdma_chan *tc = to_tchan(chan);
+	struct testdma_desc *d, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock_bh(&tc->lock);
+	list_splice_init(&tc->submitted, &gone);
+	list_splice_init(&tc->issued, &gone);
+	spin_unlock_bh(&tc->lock);
+	list_for_each_entry_safe(d, tmp, &gone, node)
+		kfree(d);
+	return 0;
+}
+
+static void testdma_synchronize(struct dma_chan *chan)
+{
+	flush_work(&to_tchan(chan)->work);
+}
+
+static void testdma_free_chan_resources(struct dma_chan *chan)
+{
+	testdma_terminate_all(chan);
+	testdma_synchronize(chan);
+}
+
+/*
+ * Engines released but not freed: dma_chan_put() reads the channel's
+ * device (its owner module) after the put that released it, so the
+ * memory stays until the module goes, when nothing can hold a channel.
+ */
+static LIST_HEAD(testdma_released);
+static DEFINE_MUTEX(testdma_released_lock);
+
+/* After the last consumer's reference, once unregistered. */
+static void testdma_release(struct dma_device *dma)
+{
+	struct testdma_dev *td = container_of(dma, struct testdma_dev, dma);
+	unsigned int i;
+
+	destroy_workqueue(td->wq);
+	for (i = 0; i < TESTDMA_WINDOWS && td->windows[i].kaddr; i++)
+		memunmap(td->windows[i].kaddr);
+	pci_dev_put(td->pdev);
+	mutex_lock(&testdma_released_lock);
+	list_add(&td->released, &testdma_released);
+	mutex_unlock(&testdma_released_lock);
+}
+
+static int testdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct testdma_dev *td;
+	unsigned int i;
+	int rc;
+
+	rc = pcim_enable_device(pdev);
+	if (rc)
+		return rc;
+	pci_set_master(pdev);
+	rc = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (rc)
+		return rc;
+	td = kzalloc(sizeof(*td), GFP_KERNEL);
+	if (!td)
+		return -ENOMEM;
+	td->pdev = pci_dev_get(pdev);
+	mutex_init(&td->windows_lock);
+	td->wq = alloc_workqueue("hl_ipc_testdma", WQ_UNBOUND, 0);
+	if (!td->wq) {
+		pci_dev_put(pdev);
+		kfree(td);
+		return -ENOMEM;
+	}
+
+	td->dma.dev = &pdev->dev;
+	dma_cap_set(DMA_MEMCPY, td->dma.cap_mask);
+	td->dma.device_prep_dma_memcpy = testdma_prep_memcpy;
+	td->dma.device_issue_pending = testdma_issue_pending;
+	td->dma.device_tx_status = testdma_tx_status;
+	td->dma.device_terminate_all = testdma_terminate_all;
+	td->dma.device_synchronize = testdma_synchronize;
+	td->dma.device_free_chan_resources = testdma_free_chan_resources;
+	td->dma.device_release = testdma_release;
+	td->dma.copy_align = DMAENGINE_ALIGN_1_BYTE;
+	INIT_LIST_HEAD(&td->dma.channels);
+	for (i = 0; i < TESTDMA_CHANNELS; i++) {
+		struct testdma_chan *tc = &td->chans[i];
+
+		tc->td = td;
+		spin_lock_init(&tc->lock);
+		INIT_LIST_HEAD(&tc->submitted);
+		INIT_LIST_HEAD(&tc->issued);
+		INIT_WORK(&tc->work, testdma_work);
+		tc->chan.device = &td->dma;
+		list_add_tail(&tc->chan.device_node, &td->dma.channels);
+	}
+	rc = dma_async_device_register(&td->dma);
+	if (rc) {
+		destroy_workqueue(td->wq);
+		pci_dev_put(pdev);
+		kfree(td);
+		return rc;
+	}
+	pci_set_drvdata(pdev, td);
+	dev_info(&pdev->dev, "test memcpy DMA engine, %d channels%s\n",
+		 TESTDMA_CHANNELS,
+		 iommu_get_domain_for_dev(&pdev->dev) ? ", behind an IOMMU" : "");
+	return 0;
+}
+
+/* A hot unplug: consumers may still hold channels (device_release). */
+static void testdma_remove(struct pci_dev *pdev)
+{
+	struct testdma_dev *td = pci_get_drvdata(pdev);
+	unsigned int i;
+
+	WRITE_ONCE(td->dead, true);
+	for (i = 0; i < TESTDMA_CHANNELS; i++)
+		flush_work(&td->chans[i].work);
+	dma_async_device_unregister(&td->dma);
+}
+
+/* QEMU's educational device. */
+static const struct pci_device_id testdma_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x11e8) },
+	{ }
+};
+
+static struct pci_driver testdma_driver = {
+	.name = "hl_ipc_testdma",
+	.id_table = testdma_ids,
+	.probe = testdma_probe,
+	.remove = testdma_remove,
+};
+
+static int __init testdma_init(void)
+{
+	return pci_register_driver(&testdma_driver);
+}
+module_init(testdma_init);
+
+static void __exit testdma_exit(void)
+{
+	struct testdma_dev *td, *tmp;
+
+	pci_unregister_driver(&testdma_driver);
+	list_for_each_entry_safe(td, tmp, &testdma_released, released)
+		kfree(td);
+}
+module_exit(testdma_exit);
+
+MODULE_DESCRIPTION("Test-only memcpy DMA engine on QEMU's edu device");
+MODULE_LICENSE("GPL");
