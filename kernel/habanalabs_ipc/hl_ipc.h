@@ -24,6 +24,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/rwsem.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -335,7 +336,11 @@ static inline int hl_ipc_job_check(const struct hl_ipc_job *job,
 	return 0;
 }
 
-/* The copy engines: the CPU (hl_ipc_engine.c), which also runs the DMA engine (hl_ipc_dma.c). */
+/*
+ * The copy engines: the CPU (hl_ipc_engine.c), which also runs the DMA
+ * engine (hl_ipc_dma.c) in chunks of at least HL_IPC_DMA_CHUNK bytes.
+ */
+#define HL_IPC_DMA_CHUNK	SZ_16M
 int hl_ipc_engine_step(struct hl_ipc_job *job, u64 budget, bool in_caller);
 int hl_ipc_dma_init(void);
 void hl_ipc_dma_fini(void);

@@ -144,8 +144,14 @@ static void hl_ipc_engine_copy(const struct hl_ipc_seg *seg, u64 at, u64 n)
 static int hl_ipc_engine_seg(struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 			     u64 *budget, bool in_caller)
 {
-	u64 chunk = READ_ONCE(hl_ipc_chunk_size);
 	bool dma = hl_ipc_engine_by_dma(seg);
+	/*
+	 * The DMA engine's waits look every few milliseconds whether to
+	 * stop, so it takes larger chunks: fewer round trips to the engine.
+	 */
+	u64 chunk = dma ? max_t(u64, READ_ONCE(hl_ipc_chunk_size),
+				HL_IPC_DMA_CHUNK) :
+			  READ_ONCE(hl_ipc_chunk_size);
 	int ret;
 
 	if (seg->plan) {

@@ -31,8 +31,10 @@
 #include "habanalabs_abi.h"
 #include "ipc_util.h"
 #include "sim_buffer.h"
+#include "sim_device_memory.h"
 
 using namespace hlipc;
+using hltest::SimDeviceMemory;
 
 namespace {
 
@@ -410,63 +412,6 @@ TEST_F(Dma, ZzEngineUnboundMidCopy)
 
 // ---- device memory only a PCI function reaches -------------------------
 
-// Memory of sim device idx (a Gaudi-host function), exported as a dma-buf.
-struct DevMem {
-	int dev = -1;
-	uint64_t handle = 0, va = 0;
-	int dmabuf = -1;
-	int err = 0;
-	DevMem(int idx, uint64_t size)
-	{
-		dev = open(("/dev/hlsim" + std::to_string(idx)).c_str(), O_RDWR | O_CLOEXEC);
-		if (dev < 0) {
-			err = -errno;
-			return;
-		}
-		hl_mem_args m{};
-		m.in.op = HL_MEM_OP_ALLOC;
-		m.in.alloc.mem_size = size;
-		if ((err = xioctl(dev, DRM_IOCTL_HL_MEMORY, &m)))
-			return;
-		handle = m.out.handle;
-		m = {};
-		m.in.op = HL_MEM_OP_MAP;
-		m.in.map_device.handle = handle;
-		if ((err = xioctl(dev, DRM_IOCTL_HL_MEMORY, &m)))
-			return;
-		va = m.out.device_virt_addr;
-		m = {};
-		m.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-		m.in.flags = O_RDWR | O_CLOEXEC;
-		m.in.export_dmabuf_fd.addr = va;
-		m.in.export_dmabuf_fd.mem_size = size;
-		if ((err = xioctl(dev, DRM_IOCTL_HL_MEMORY, &m)))
-			return;
-		dmabuf = static_cast<int>(m.out.fd);
-	}
-	~DevMem()
-	{
-		if (dmabuf >= 0)
-			close(dmabuf);
-		hl_mem_args m{};
-		if (va) {
-			m.in.op = HL_MEM_OP_UNMAP;
-			m.in.unmap.device_virt_addr = va;
-			xioctl(dev, DRM_IOCTL_HL_MEMORY, &m);
-		}
-		if (handle) {
-			m = {};
-			m.in.op = HL_MEM_OP_FREE;
-			m.in.free.handle = handle;
-			xioctl(dev, DRM_IOCTL_HL_MEMORY, &m);
-		}
-		if (dev >= 0)
-			close(dev);
-	}
-	DevMem(const DevMem &) = delete;
-	DevMem &operator=(const DevMem &) = delete;
-};
-
 // Whether the kernel lets the engine and the devices reach each other:
 // it must have CONFIG_PCI_P2PDMA, and (drivers/pci/p2pdma.c) either one
 // switch above them all, or a host bridge it trusts: none of QEMU's, but
@@ -513,13 +458,13 @@ TEST_F(P2p, DeviceToDeviceInOneCopy)
 	if (!expect_copy_)
 		GTEST_SKIP() << "this guest's kernel or topology refuses peer to peer";
 	constexpr size_t kLen = 8 * MiB;
-	DevMem d0(0, kLen), d1(1, kLen);
-	ASSERT_EQ(d0.err, 0);
-	ASSERT_EQ(d1.err, 0);
+	SimDeviceMemory d0(0, kLen), d1(1, kLen);
+	ASSERT_EQ(d0.err(), 0);
+	ASSERT_EQ(d1.err(), 0);
 	Ctx c;
 	uint64_t k0 = 0, k1 = 0;
-	ASSERT_EQ(reg_dmabuf(c.fd, d0.dmabuf, RW, &k0), 0);
-	ASSERT_EQ(reg_dmabuf(c.fd, d1.dmabuf, RW, &k1), 0);
+	ASSERT_EQ(reg_dmabuf(c.fd, d0.dmabuf(), RW, &k0), 0);
+	ASSERT_EQ(reg_dmabuf(c.fd, d1.dmabuf(), RW, &k1), 0);
 	Mem in(c.fd, kLen), out(c.fd, kLen);
 	ASSERT_TRUE(in.ok() && out.ok());
 	fill(in.p, kLen, 71);
@@ -539,11 +484,11 @@ TEST_F(P2p, RefusedWhereTheKernelForbidsIt)
 {
 	if (expect_copy_)
 		GTEST_SKIP() << "this guest allows peer to peer";
-	DevMem d0(0, MiB);
-	ASSERT_EQ(d0.err, 0);
+	SimDeviceMemory d0(0, MiB);
+	ASSERT_EQ(d0.err(), 0);
 	Ctx c;
 	uint64_t k = 0;
-	EXPECT_EQ(reg_dmabuf(c.fd, d0.dmabuf, RW, &k), -EOPNOTSUPP);
+	EXPECT_EQ(reg_dmabuf(c.fd, d0.dmabuf(), RW, &k), -EOPNOTSUPP);
 }
 
 }  // namespace

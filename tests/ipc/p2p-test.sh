@@ -25,3 +25,30 @@ json=$("$hl_ipc" status --json)
 echo "$json" | tr -d ' \n' | grep -q '"dma_engine":{"driver":"hl_ipc_testdma",' ||
 	fail "hl-ipc status --json has no dma_engine: $json"
 echo "p2p-test: hl-ipc status shows the engine and the kernel's peer-to-peer support"
+
+# The stack on top: the demo's channel (libhlthunk's ipc calls) and UCX
+# rows move the devices' memory through the engine where the kernel
+# allows peer to peer (as ipc_dma_test.cpp's kernel_allows_p2p() decides),
+# and it goes on without a channel, saying why, where it does not.
+allowed=0
+if [ "$(cat /sys/class/misc/hl_ipc/engine/p2pdma)" = 1 ]; then
+	if [ -n "${HL_P2P_SWITCH:-}" ]; then
+		allowed=1
+	else
+		family=$(awk -F: '/^cpu family/ { print $2 + 0; exit }' /proc/cpuinfo)
+		grep -q '^vendor_id.*AuthenticAMD' /proc/cpuinfo && [ "$family" -ge 23 ] &&
+			allowed=1
+	fi
+fi
+demo=$("$hl_ipc" demo --sizes 64K) || fail "hl-ipc demo failed: $demo"
+echo "$demo" | grep -E '^ +(by|none here)'
+if [ $allowed = 1 ]; then
+	echo "$demo" | grep -Eq '^ +by the DMA engine hl_ipc_testdma on ' ||
+		fail "the demo's channel did not go through the DMA engine"
+	echo "$demo" | grep -Eq '^ +64 KiB +[0-9.]+ MB/s .* [0-9.]+ MB/s +[0-9.]+x +[0-9.]+ MB/s' ||
+		fail "the demo has no UCX row"
+else
+	echo "$demo" | grep -Eq '^ +none here: .*no DMA engine may reach it' ||
+		fail "the demo does not say why there is no channel"
+fi
+echo "p2p-test: the demo's channel and UCX rows $([ $allowed = 1 ] && echo "went through the engine" || echo "were refused, and it said why")"

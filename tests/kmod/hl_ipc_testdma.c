@@ -20,8 +20,19 @@
  * Unbinding the function (sysfs) unregisters the engine while consumers
  * hold its channels, as a hot unplug does: descriptors not yet done end
  * DMA_TRANS_ABORTED, and nothing new is accepted.
+ *
+ * Benchmark probe: "SRC_FD DST_FD SIZE ITERS" written to
+ * /sys/kernel/debug/hl_ipc_testdma/raw copies the first SIZE bytes of
+ * dma-buf SRC_FD into dma-buf DST_FD ITERS times through the engine's
+ * dmaengine interface alone, as any client would (both attached peer to
+ * peer and mapped once, descriptors of at most 1 MiB, each copy waited
+ * for), on a channel of its own; reading the file gives the nanoseconds
+ * the ITERS copies took.
  */
+#include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/dma-mapping.h>
 #include <linux/dmaengine.h>
 #include <linux/highmem.h>
@@ -30,6 +41,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
 #define TESTDMA_CHANNELS	4
@@ -77,6 +89,7 @@ struct testdma_dev {
 	struct mutex windows_lock;
 	struct testdma_window windows[TESTDMA_WINDOWS];
 	struct testdma_chan chans[TESTDMA_CHANNELS];
+	struct testdma_chan probe_chan;	/* the benchmark probe's, unlisted */
 	struct list_head released;	/* in testdma_released */
 };
 
@@ -345,6 +358,194 @@ static void testdma_free_chan_resources(struct dma_chan *chan)
 	testdma_synchronize(chan);
 }
 
+/* ---- the benchmark probe ------------------------------------------- */
+
+/* The engine the probe uses (the first bound); under testdma_probe_lock. */
+static struct testdma_dev *testdma_probe_dev;
+static DEFINE_MUTEX(testdma_probe_lock);
+static u64 testdma_probe_ns;
+static struct dentry *testdma_debugfs;
+
+#define TESTDMA_PROBE_PIECE	SZ_1M
+
+struct testdma_probe_buf {
+	struct dma_buf *buf;
+	struct dma_buf_attachment *att;
+	struct sg_table *sgt;
+};
+
+static void testdma_probe_move(struct dma_buf_attachment *att)
+{
+}
+
+static const struct dma_buf_attach_ops testdma_probe_ops = {
+	.allow_peer2peer = true,
+	.move_notify = testdma_probe_move,
+};
+
+static void testdma_probe_put(struct testdma_probe_buf *b)
+{
+	if (b->sgt) {
+		dma_resv_lock(b->buf->resv, NULL);
+		dma_buf_unmap_attachment(b->att, b->sgt, DMA_BIDIRECTIONAL);
+		dma_resv_unlock(b->buf->resv);
+	}
+	if (b->att)
+		dma_buf_detach(b->buf, b->att);
+	if (b->buf)
+		dma_buf_put(b->buf);
+}
+
+static int testdma_probe_get(struct testdma_dev *td, int fd,
+			     struct testdma_probe_buf *b)
+{
+	struct sg_table *sgt;
+
+	b->buf = dma_buf_get(fd);
+	if (IS_ERR(b->buf)) {
+		int ret = PTR_ERR(b->buf);
+
+		b->buf = NULL;
+		return ret;
+	}
+	b->att = dma_buf_dynamic_attach(b->buf, &td->pdev->dev,
+					&testdma_probe_ops, NULL);
+	if (IS_ERR(b->att)) {
+		int ret = PTR_ERR(b->att);
+
+		b->att = NULL;
+		return ret;
+	}
+	dma_resv_lock(b->buf->resv, NULL);
+	sgt = dma_buf_map_attachment(b->att, DMA_BIDIRECTIONAL);
+	dma_resv_unlock(b->buf->resv);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	b->sgt = sgt;
+	return 0;
+}
+
+/* The bus address of byte @off of @sgt, and how many bytes follow it. */
+static dma_addr_t testdma_probe_addr(struct sg_table *sgt, u64 off, u64 *len)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (off < sg_dma_len(sg)) {
+			*len = sg_dma_len(sg) - off;
+			return sg_dma_address(sg) + off;
+		}
+		off -= sg_dma_len(sg);
+	}
+	*len = 0;
+	return 0;
+}
+
+static void testdma_probe_done(void *arg)
+{
+	complete(arg);
+}
+
+/* One copy of @size bytes, submitted piece by piece and waited for. */
+static int testdma_probe_copy(struct testdma_dev *td,
+			      struct testdma_probe_buf *src,
+			      struct testdma_probe_buf *dst, u64 size)
+{
+	struct dma_chan *chan = &td->probe_chan.chan;
+	struct dma_async_tx_descriptor *tx;
+	DECLARE_COMPLETION_ONSTACK(done);
+	u64 off = 0, slen, dlen, len;
+	dma_addr_t s, d;
+
+	while (off < size) {
+		s = testdma_probe_addr(src->sgt, off, &slen);
+		d = testdma_probe_addr(dst->sgt, off, &dlen);
+		if (!slen || !dlen)
+			return -ERANGE;
+		len = min3(size - off, min(slen, dlen), (u64)TESTDMA_PROBE_PIECE);
+		tx = testdma_prep_memcpy(chan, d, s, len, DMA_PREP_INTERRUPT);
+		if (!tx)
+			return -ENODEV;
+		off += len;
+		if (off == size) {
+			tx->callback = testdma_probe_done;
+			tx->callback_param = &done;
+		}
+		testdma_submit(tx);
+	}
+	testdma_issue_pending(chan);
+	if (!wait_for_completion_timeout(&done, 30 * HZ)) {
+		testdma_terminate_all(chan);
+		testdma_synchronize(chan);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static ssize_t testdma_probe_write(struct file *f, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct testdma_probe_buf src = {}, dst = {};
+	int sfd, dfd, ret;
+	u64 size, iters, i, t0;
+	char buf[96];
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = 0;
+	if (sscanf(buf, "%d %d %llu %llu", &sfd, &dfd, &size, &iters) != 4 ||
+	    !size || !iters || iters > 100000)
+		return -EINVAL;
+	mutex_lock(&testdma_probe_lock);
+	if (!testdma_probe_dev) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = testdma_probe_get(testdma_probe_dev, sfd, &src);
+	if (!ret)
+		ret = testdma_probe_get(testdma_probe_dev, dfd, &dst);
+	if (ret)
+		goto out;
+	if (size > src.buf->size || size > dst.buf->size) {
+		ret = -ERANGE;
+		goto out;
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < iters && !ret; i++) {
+		ret = testdma_probe_copy(testdma_probe_dev, &src, &dst, size);
+		if (fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+	testdma_probe_ns = ktime_get_ns() - t0;
+out:
+	testdma_probe_put(&dst);
+	testdma_probe_put(&src);
+	mutex_unlock(&testdma_probe_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t testdma_probe_read(struct file *f, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[32];
+	int n;
+
+	mutex_lock(&testdma_probe_lock);
+	n = scnprintf(buf, sizeof(buf), "%llu\n", testdma_probe_ns);
+	mutex_unlock(&testdma_probe_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+static const struct file_operations testdma_probe_fops = {
+	.owner = THIS_MODULE,
+	.write = testdma_probe_write,
+	.read = testdma_probe_read,
+	.llseek = default_llseek,
+};
+
 /*
  * Engines released but not freed: dma_chan_put() reads the channel's
  * device (its owner module) after the put that released it, so the
@@ -415,6 +616,12 @@ static int testdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		tc->chan.device = &td->dma;
 		list_add_tail(&tc->chan.device_node, &td->dma.channels);
 	}
+	td->probe_chan.td = td;
+	spin_lock_init(&td->probe_chan.lock);
+	INIT_LIST_HEAD(&td->probe_chan.submitted);
+	INIT_LIST_HEAD(&td->probe_chan.issued);
+	INIT_WORK(&td->probe_chan.work, testdma_work);
+	td->probe_chan.chan.device = &td->dma;
 	rc = dma_async_device_register(&td->dma);
 	if (rc) {
 		destroy_workqueue(td->wq);
@@ -423,6 +630,10 @@ static int testdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return rc;
 	}
 	pci_set_drvdata(pdev, td);
+	mutex_lock(&testdma_probe_lock);
+	if (!testdma_probe_dev)
+		testdma_probe_dev = td;
+	mutex_unlock(&testdma_probe_lock);
 	dev_info(&pdev->dev, "test memcpy DMA engine, %d channels%s\n",
 		 TESTDMA_CHANNELS,
 		 iommu_get_domain_for_dev(&pdev->dev) ? ", behind an IOMMU" : "");
@@ -435,6 +646,10 @@ static void testdma_remove(struct pci_dev *pdev)
 	struct testdma_dev *td = pci_get_drvdata(pdev);
 	unsigned int i;
 
+	mutex_lock(&testdma_probe_lock);
+	if (testdma_probe_dev == td)
+		testdma_probe_dev = NULL;
+	mutex_unlock(&testdma_probe_lock);
 	WRITE_ONCE(td->dead, true);
 	for (i = 0; i < TESTDMA_CHANNELS; i++)
 		flush_work(&td->chans[i].work);
@@ -456,7 +671,15 @@ static struct pci_driver testdma_driver = {
 
 static int __init testdma_init(void)
 {
-	return pci_register_driver(&testdma_driver);
+	int ret;
+
+	testdma_debugfs = debugfs_create_dir("hl_ipc_testdma", NULL);
+	debugfs_create_file("raw", 0600, testdma_debugfs, NULL,
+			    &testdma_probe_fops);
+	ret = pci_register_driver(&testdma_driver);
+	if (ret)
+		debugfs_remove_recursive(testdma_debugfs);
+	return ret;
 }
 module_init(testdma_init);
 
@@ -464,6 +687,7 @@ static void __exit testdma_exit(void)
 {
 	struct testdma_dev *td, *tmp;
 
+	debugfs_remove_recursive(testdma_debugfs);
 	pci_unregister_driver(&testdma_driver);
 	list_for_each_entry_safe(td, tmp, &testdma_released, released)
 		kfree(td);
@@ -471,4 +695,5 @@ static void __exit testdma_exit(void)
 module_exit(testdma_exit);
 
 MODULE_DESCRIPTION("Test-only memcpy DMA engine on QEMU's edu device");
+MODULE_INFO(import_ns, "DMA_BUF");
 MODULE_LICENSE("GPL");
