@@ -407,15 +407,19 @@ static void hl_ipc_dma_done(void *arg, const struct dmaengine_result *res)
 }
 
 /*
- * Waits for a batch: at most dma_timeout_ms, in slices, stopping early
- * when the copy must stop.  0, or why it did not complete.
+ * Waits for a batch, in slices, stopping early when the copy must stop:
+ * ETIMEDOUT when dma_timeout_ms pass without a descriptor completing (a
+ * batch of many descriptors may take longer as a whole).  0, or why it
+ * did not complete.
  */
 static int hl_ipc_dma_wait(const struct hl_ipc_job *job,
 			   const struct hl_ipc_seg *seg,
 			   struct hl_ipc_dma_batch *b, bool in_caller)
 {
-	unsigned long left = msecs_to_jiffies(READ_ONCE(hl_ipc_dma_timeout_ms));
-	unsigned long slice;
+	const unsigned long limit =
+		msecs_to_jiffies(READ_ONCE(hl_ipc_dma_timeout_ms));
+	unsigned long left = limit, slice;
+	int pending = atomic_read(&b->pending), now;
 	long ret;
 	int why;
 
@@ -437,6 +441,12 @@ static int hl_ipc_dma_wait(const struct hl_ipc_job *job,
 			why = -EIO;
 		if (why)
 			return why;
+		now = atomic_read(&b->pending);
+		if (now != pending) {
+			pending = now;	/* progress: the limit starts again */
+			left = limit;
+			continue;
+		}
 		if (left <= slice)
 			return -ETIMEDOUT;
 		left -= slice;

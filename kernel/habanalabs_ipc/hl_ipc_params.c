@@ -96,7 +96,7 @@ HL_IPC_PARAM(user_max_workers, hl_ipc_user_max_workers, 1, 256,
 HL_IPC_PARAM(fence_timeout_ms, hl_ipc_fence_timeout_ms, 1, 60000,
 	     "Longest wait for a dma-buf's fences before a copy fails with ETIMEDOUT (default 2000, 1..60000)");
 HL_IPC_PARAM(dma_timeout_ms, hl_ipc_dma_timeout_ms, 1, 60000,
-	     "Longest wait for the DMA engine to finish a step of a copy before it fails with ETIMEDOUT (default 5000, 1..60000)");
+	     "Longest the DMA engine may go without finishing a descriptor of a copy before the copy fails with ETIMEDOUT (default 5000, 1..60000)");
 
 static const char * const hl_ipc_engine_names[] = {
 	[HL_IPC_ENGINE_MODE_AUTO] = "auto",

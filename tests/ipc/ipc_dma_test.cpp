@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "habanalabs_abi.h"
 #include "ipc_util.h"
 #include "sim_buffer.h"
+#include "sim_counters.h"
 #include "sim_device_memory.h"
 
 using namespace hlipc;
@@ -476,6 +478,47 @@ TEST_F(P2p, DeviceToDeviceInOneCopy)
 	EXPECT_EQ(stat("dma_bytes") - dma0, static_cast<long>(3 * kLen - 8192));
 	EXPECT_EQ(dereg(c.fd, k0), 0);
 	EXPECT_EQ(dereg(c.fd, k1), 0);
+}
+
+// The exporter lets go of device 1's memory in the middle of a copy into
+// it (unmapped, freed, its dma-buf fd and device closed): the region's
+// dma-buf keeps the memory until the region goes, so the copy completes,
+// and then everything is released, sim objects included.
+TEST_F(P2p, ExporterLetsGoMidCopy)
+{
+	if (!expect_copy_)
+		GTEST_SKIP() << "this guest's kernel or topology refuses peer to peer";
+	constexpr size_t kLen = 8 * MiB;
+	const auto before = hltest::sim_memory_counters();
+	{
+		Ctx c;
+		uint64_t k0 = 0, k1 = 0;
+		SimDeviceMemory d0(0, kLen);
+		auto d1 = std::make_unique<SimDeviceMemory>(1, kLen);
+		ASSERT_EQ(d0.err(), 0);
+		ASSERT_EQ(d1->err(), 0);
+		ASSERT_EQ(reg_dmabuf(c.fd, d0.dmabuf(), RW, &k0), 0);
+		ASSERT_EQ(reg_dmabuf(c.fd, d1->dmabuf(), RW, &k1), 0);
+		Mem in(c.fd, kLen), out(c.fd, kLen);
+		ASSERT_TRUE(in.ok() && out.ok());
+		fill(in.p, kLen, 81);
+		ASSERT_EQ(copy(c.fd, c.ch, in.cookie, 0, k0, 0, kLen), 0);
+		int ret = 1;
+		{
+			EngineParam stall("stall_ms", "100");
+			std::thread copier([&] { ret = copy(c.fd, c.ch, k0, 0, k1, 0, kLen); });
+			usleep(250 * 1000);
+			d1.reset();
+			copier.join();
+		}
+		EXPECT_EQ(ret, 0) << "the copy into memory its exporter let go of";
+		ASSERT_EQ(copy(c.fd, c.ch, k1, 0, out.cookie, 0, kLen), 0);
+		EXPECT_EQ(check(out.p, kLen, 81), -1);
+		EXPECT_EQ(dereg(c.fd, k1), 0);
+		EXPECT_EQ(dereg(c.fd, k0), 0);
+	}
+	EXPECT_TRUE(hltest::sim_counters_return_to(before, 10000))
+		<< hltest::counters_str(hltest::sim_memory_counters());
 }
 
 // Where the kernel refuses peer to peer (no CONFIG_PCI_P2PDMA, or no
