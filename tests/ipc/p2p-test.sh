@@ -40,15 +40,27 @@ if [ "$(cat /sys/class/misc/hl_ipc/engine/p2pdma)" = 1 ]; then
 			allowed=1
 	fi
 fi
-demo=$("$hl_ipc" demo --sizes 64K) || fail "hl-ipc demo failed: $demo"
-echo "$demo" | grep -E '^ +(by|none here)'
+# UCX logs to stdout unless told otherwise.
+demo=$(UCX_LOG_LEVEL=diag "$hl_ipc" demo --sizes 64K 2>&1) || fail "hl-ipc demo failed: $demo"
+echo "$demo" | grep -E '^ +(by|none here|\(no channel)|.*gaudi_ipc: device memory)'
+said=$(echo "$demo" | grep -c 'gaudi_ipc: device memory takes the staged path on this host' ||
+	true)
 if [ $allowed = 1 ]; then
 	echo "$demo" | grep -Eq '^ +by the DMA engine hl_ipc_testdma on ' ||
 		fail "the demo's channel did not go through the DMA engine"
 	echo "$demo" | grep -Eq '^ +64 KiB +[0-9.]+ MB/s .* [0-9.]+ MB/s +[0-9.]+x +[0-9.]+ MB/s' ||
 		fail "the demo has no UCX row"
+	echo "$demo" | grep -q 'transport moved it by its staged path' &&
+		fail "UCX's channel path did not take the channel"
+	[ "$said" = 0 ] || fail "the transport says device memory is staged, and it is not"
 else
 	echo "$demo" | grep -Eq '^ +none here: .*no DMA engine may reach it' ||
 		fail "the demo does not say why there is no channel"
+	# The transport moves device memory by its staged path, and says so
+	# once in each of the demo's two processes.
+	echo "$demo" | grep -q 'transport moved it by its staged path' ||
+		fail "the demo does not show that UCX staged the device memory"
+	[ "$said" -ge 1 ] && [ "$said" -le 2 ] ||
+		fail "the transport said why device memory is staged $said times (once per process)"
 fi
 echo "p2p-test: the demo's channel and UCX rows $([ $allowed = 1 ] && echo "went through the engine" || echo "were refused, and it said why")"

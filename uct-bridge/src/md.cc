@@ -205,6 +205,19 @@ void deregister_regions(const Memh &m)
 			deregister_cookie(c);
 }
 
+// Once per process: on a host where channels cannot reach device memory
+// (no DMA engine, or the kernel does not allow peer to peer), every
+// registration of device memory would say so.
+void say_device_memory_is_staged(const char *why)
+{
+	static std::once_flag said;
+	std::call_once(said, [why] {
+		ucs_diag("gaudi_ipc: device memory takes the staged path on this host, "
+			 "host memory channels: %s",
+			 why);
+	});
+}
+
 // Whether the kernel's region of a cookie is [offset 0, length): no byte
 // more than was registered.
 bool region_is_exactly(uint64_t cookie, uint64_t offset, uint64_t length)
@@ -262,6 +275,8 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 		ucs_debug("gaudi_ipc: %p (%zu bytes) is not reachable by channels, "
 			  "only by the staged path: %s",
 			  address, length, library_message(rc));
+		if (m->device && rc == -EOPNOTSUPP)
+			say_device_memory_is_staged(library_message(rc));
 	}
 	// Peers get the cookie only if its region is exactly the registered
 	// bytes.  Device memory is exported in whole pages, so a registration
