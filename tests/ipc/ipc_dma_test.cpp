@@ -34,6 +34,7 @@
 #include "sim_buffer.h"
 #include "sim_counters.h"
 #include "sim_device_memory.h"
+#include "test_exporter.h"
 
 using namespace hlipc;
 using hltest::SimDeviceMemory;
@@ -291,6 +292,43 @@ TEST_F(Dma, StalledEngineTimesOut)
 	EXPECT_EQ(memcmp(after.data(), b.p, b.len), 0) << "written after the copy failed";
 	ASSERT_EQ(copy(c.fd, c.ch, a.cookie, 0, b.cookie, 0, a.len), 0);
 	EXPECT_EQ(check(b.p, b.len, 51), -1);
+}
+
+// The exporter moves the memory (move_notify) while a copy out of it waits
+// for the engine: the copy fails with EIO, nothing of it runs later, and
+// the next copy maps the memory again and succeeds.
+TEST_F(Dma, MovedExportStopsTheCopy)
+{
+	TestExporter exp;
+	if (!exp.available())
+		GTEST_SKIP() << "hl_ipc_testexp not loaded";
+	exp.gate(true);
+	const int buf = exp.create(HL_TESTEXP_GATED, 4 * MiB);
+	ASSERT_GE(buf, 0);
+	Ctx c;
+	uint64_t k = 0;
+	ASSERT_EQ(reg_dmabuf(c.fd, buf, RW, &k), 0);
+	Mem a(c.fd, 4 * MiB), b(c.fd, 4 * MiB);
+	ASSERT_TRUE(a.ok() && b.ok());
+	fill(a.p, a.len, 91);
+	ASSERT_EQ(copy(c.fd, c.ch, a.cookie, 0, k, 0, a.len), 0);
+	int ret = 1;
+	std::vector<uint8_t> after;
+	{
+		EngineParam stall("stall_ms", "300");
+		std::thread copier([&] { ret = copy(c.fd, c.ch, k, 0, b.cookie, 0, a.len); });
+		usleep(450 * 1000);
+		EXPECT_EQ(exp.move(buf), 0);
+		copier.join();
+		after.assign(b.p, b.p + b.len);
+	}
+	EXPECT_EQ(ret, -EIO) << "a copy across a move";
+	usleep(700 * 1000);
+	EXPECT_EQ(memcmp(after.data(), b.p, b.len), 0) << "written after the copy failed";
+	ASSERT_EQ(copy(c.fd, c.ch, k, 0, b.cookie, 0, a.len), 0) << "mapped again after the move";
+	EXPECT_EQ(check(b.p, b.len, 91), -1);
+	EXPECT_EQ(dereg(c.fd, k), 0);
+	close(buf);
 }
 
 // A process killed in the middle of its copy through a slow engine dies

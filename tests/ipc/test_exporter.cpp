@@ -38,6 +38,11 @@ void TestExporter::gate(bool open)
 	ioctl(fd_, HL_TESTEXP_GATE, open ? 1UL : 0UL);
 }
 
+int TestExporter::move(int dmabuf)
+{
+	return ioctl(fd_, HL_TESTEXP_MOVE, static_cast<unsigned long>(dmabuf)) == 0 ? 0 : -errno;
+}
+
 int TestExporter::waiters()
 {
 	return ioctl(fd_, HL_TESTEXP_WAITERS, 0);

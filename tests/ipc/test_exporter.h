@@ -22,6 +22,8 @@ public:
 	// A new dma-buf fd (caller closes it), or -errno.
 	int create(uint32_t mode, size_t size, bool writable = true);
 	void gate(bool open);
+	// Tells the importers of dma-buf fd dmabuf that its memory moved; 0 or -errno.
+	int move(int dmabuf);
 	// Copies waiting at the gate right now.
 	int waiters();
 	// Wait until at least n copies wait at the gate; false after ms.

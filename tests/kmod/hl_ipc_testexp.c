@@ -170,6 +170,23 @@ static const struct dma_buf_ops testexp_ops = {
 	.mmap = testexp_mmap,
 };
 
+static int testexp_move(unsigned long fd)
+{
+	struct dma_buf *dbuf = dma_buf_get(fd);
+
+	if (IS_ERR(dbuf))
+		return PTR_ERR(dbuf);
+	if (dbuf->ops != &testexp_ops) {
+		dma_buf_put(dbuf);
+		return -EINVAL;
+	}
+	dma_resv_lock(dbuf->resv, NULL);
+	dma_buf_move_notify(dbuf);
+	dma_resv_unlock(dbuf->resv);
+	dma_buf_put(dbuf);
+	return 0;
+}
+
 static long testexp_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(info);
@@ -185,6 +202,8 @@ static long testexp_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	}
 	if (cmd == HL_TESTEXP_WAITERS)
 		return atomic_read(&testexp_waiters);
+	if (cmd == HL_TESTEXP_MOVE)
+		return testexp_move(arg);
 	if (cmd != HL_TESTEXP_CREATE)
 		return -ENOTTY;
 	if (copy_from_user(&c, (void __user *)arg, sizeof(c)))

@@ -39,5 +39,11 @@ struct hl_testexp_create {
 /* arg 1 opens the gate of GATED buffers, 0 closes it (closed at load). */
 #define HL_TESTEXP_GATE		_IO('T', 0x02)
 #define HL_TESTEXP_WAITERS	_IO('T', 0x03)
+/*
+ * arg is a dma-buf fd of this exporter: tells its importers that the
+ * memory moved (dma_buf_move_notify()), as an exporter that migrates
+ * buffers does; the pages stay, importers must map them again.
+ */
+#define HL_TESTEXP_MOVE		_IO('T', 0x04)
 
 #endif /* HL_IPC_TESTEXP_H */
