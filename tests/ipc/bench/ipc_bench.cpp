@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_ipc.h"
 #include "habanalabs_ipc.h"
 #include "spread.h"
 
@@ -49,10 +50,7 @@ double min_time = 0.25;  // seconds per measurement
 // Sizes up to this are also compared with the null ioctl.
 constexpr size_t kNopSizeMax = 64;
 
-int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) == 0 ? 0 : -errno;
-}
+using hlbench::xioctl;
 
 void die(const char *what, int err)
 {
@@ -62,17 +60,11 @@ void die(const char *what, int err)
 
 uint64_t reg_user(int ctx, void *p, uint64_t len)
 {
-	hl_ipc_region_register r{};
-	r.type = HL_IPC_REGION_USER;
-	r.flags = HL_IPC_REGION_READ | HL_IPC_REGION_WRITE | HL_IPC_REGION_DEV_HOST;
-	r.fd = -1;
-	r.dev_fd = HL_IPC_FD_HOST;
-	r.addr = reinterpret_cast<uintptr_t>(p);
-	r.length = len;
-	int ret = xioctl(ctx, HL_IPC_IOCTL_REGION_REGISTER, &r);
+	uint64_t cookie = 0;
+	int ret = hlbench::reg_user(ctx, p, len, &cookie);
 	if (ret)
 		die("register", ret);
-	return r.cookie;
+	return cookie;
 }
 
 uint32_t channel(int ctx)

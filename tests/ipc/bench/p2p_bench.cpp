@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_ipc.h"
 #include "habanalabs_ipc.h"
 #include "sim_device_memory.h"
 #include "spread.h"
@@ -48,10 +49,7 @@ void die(const char *what, int err)
 	exit(1);
 }
 
-int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) == 0 ? 0 : -errno;
-}
+using hlbench::xioctl;
 
 uint64_t reg_dmabuf(int ctx, int dmabuf, int dev)
 {
@@ -68,17 +66,11 @@ uint64_t reg_dmabuf(int ctx, int dmabuf, int dev)
 
 uint64_t reg_user(int ctx, void *p, uint64_t len)
 {
-	hl_ipc_region_register r{};
-	r.type = HL_IPC_REGION_USER;
-	r.flags = HL_IPC_REGION_READ | HL_IPC_REGION_WRITE | HL_IPC_REGION_DEV_HOST;
-	r.fd = -1;
-	r.dev_fd = HL_IPC_FD_HOST;
-	r.addr = reinterpret_cast<uintptr_t>(p);
-	r.length = len;
-	int ret = xioctl(ctx, HL_IPC_IOCTL_REGION_REGISTER, &r);
+	uint64_t cookie = 0;
+	int ret = hlbench::reg_user(ctx, p, len, &cookie);
 	if (ret)
 		die("registering host memory", ret);
-	return r.cookie;
+	return cookie;
 }
 
 uint32_t channel(int ctx, int src_fd, int dst_fd)
