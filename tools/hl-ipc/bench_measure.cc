@@ -93,6 +93,10 @@ Timing measure(Pair &p, Path path, uint64_t size, const BenchConfig &cfg,
 	       unsigned char *scratch)
 {
 	Side &a = *p.a;
+	// The host paths copy A's half of the host buffer, which the staged
+	// path used as its staging slots: the pattern again, first.
+	if (path == Path::Pvw || path == Path::Memcpy)
+		fill_pattern(a.host, size, a.index + 1);
 	// One untimed transfer first: the first channel copy of a buffer also
 	// exports and registers it (cached afterwards), and every path warms
 	// its caches and page tables.
