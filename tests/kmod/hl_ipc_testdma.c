@@ -98,14 +98,21 @@ static struct testdma_chan *to_tchan(struct dma_chan *chan)
 	return container_of(chan, struct testdma_chan, chan);
 }
 
+/* Whether the function's bus addresses go through an IOMMU's page tables. */
+static bool testdma_paging(struct testdma_dev *td)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&td->pdev->dev);
+
+	return dom && (dom->type & __IOMMU_DOMAIN_PAGING);
+}
+
 /* What the function's DMA reaches at bus address @addr, or false. */
 static bool testdma_translate(struct testdma_dev *td, dma_addr_t addr,
 			      phys_addr_t *phys)
 {
-	struct iommu_domain *dom = iommu_get_domain_for_dev(&td->pdev->dev);
-
-	if (dom && (dom->type & __IOMMU_DOMAIN_PAGING)) {
-		*phys = iommu_iova_to_phys(dom, addr);
+	if (testdma_paging(td)) {
+		*phys = iommu_iova_to_phys(iommu_get_domain_for_dev(&td->pdev->dev),
+					   addr);
 		return *phys;
 	}
 	*phys = addr;
@@ -157,13 +164,25 @@ static void *testdma_bar(struct testdma_dev *td, phys_addr_t phys,
 	return w->kaddr + (phys - w->start);
 }
 
+/* Longest run copied at once where bus addresses are physical. */
+#define TESTDMA_RUN	SZ_1M
+
+static bool testdma_is_ram(phys_addr_t phys)
+{
+	return pfn_valid(PHYS_PFN(phys)) && page_is_ram(PHYS_PFN(phys));
+}
+
 /*
- * Maps what bus address @addr reaches, for at most *@len bytes (cut at a
- * page of RAM); NULL if it reaches nothing.  @page says how to unmap it.
+ * Maps what bus address @addr reaches, for at most *@len bytes; NULL if it
+ * reaches nothing.  @page says how to unmap it.  Through an IOMMU a page
+ * at a time (each translated); without one, bus addresses are physical
+ * and a run is contiguous: RAM through the direct map, a BAR through its
+ * window, up to TESTDMA_RUN bytes.
  */
 static void *testdma_map(struct testdma_dev *td, dma_addr_t addr, size_t *len,
 			 struct page **page)
 {
+	bool paging = testdma_paging(td);
 	phys_addr_t phys;
 	size_t left;
 	void *p;
@@ -171,7 +190,14 @@ static void *testdma_map(struct testdma_dev *td, dma_addr_t addr, size_t *len,
 	*page = NULL;
 	if (!testdma_translate(td, addr, &phys))
 		return NULL;
-	if (pfn_valid(PHYS_PFN(phys)) && page_is_ram(PHYS_PFN(phys))) {
+	if (testdma_is_ram(phys)) {
+		size_t run = min_t(size_t, *len, TESTDMA_RUN);
+
+		if (!paging && !PageHighMem(pfn_to_page(PHYS_PFN(phys))) &&
+		    testdma_is_ram(phys + run - 1)) {
+			*len = run;
+			return phys_to_virt(phys);
+		}
 		*page = pfn_to_page(PHYS_PFN(phys));
 		*len = min_t(size_t, *len, PAGE_SIZE - offset_in_page(phys));
 		return kmap_local_page(*page) + offset_in_page(phys);
@@ -179,8 +205,10 @@ static void *testdma_map(struct testdma_dev *td, dma_addr_t addr, size_t *len,
 	p = testdma_bar(td, phys, &left);
 	if (!p)
 		return NULL;
-	/* Translations are per IOMMU page: take one page at a time. */
-	*len = min3(*len, left, PAGE_SIZE - offset_in_page(phys));
+	if (paging)
+		*len = min3(*len, left, PAGE_SIZE - offset_in_page(phys));
+	else
+		*len = min3(*len, left, (size_t)TESTDMA_RUN);
 	return p;
 }
 
