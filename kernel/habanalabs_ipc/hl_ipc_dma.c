@@ -13,9 +13,10 @@
  * user memory DMA-mapped from its pinned pages.
  *
  * A copy takes a channel of the pool for one step of its job, submits a
- * memcpy descriptor per contiguous piece, and waits for them: at most
- * dma_timeout_ms, stopping early when the copy must stop (revoked,
- * cancelled, a fatal signal in the submitting thread), and then
+ * memcpy descriptor per contiguous piece, and waits for them: until the
+ * engine finishes none for dma_timeout_ms, stopping early when the copy
+ * must stop (revoked, cancelled, a fatal signal in the submitting
+ * thread), and then
  * terminating what is left on its channel before it returns, so no
  * descriptor outlives the step.  Ends that share bytes are copied a piece
  * at a time, each waited for, in the order the CPU engine uses.
@@ -37,9 +38,7 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/pci.h>
-#include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -124,6 +123,29 @@ static void hl_ipc_dma_request_chans(void)
 }
 
 /*
+ * Under the pool's lock: gives back the channels of an engine that went
+ * away once no copy uses them (not while its driver is leaving: that
+ * path gives them back itself), and with @request takes channels if
+ * there are none.  Whether there are usable ones.
+ */
+static bool hl_ipc_dma_refresh(bool request)
+{
+	if (hl_ipc_dma.dead && !hl_ipc_dma.busy && !hl_ipc_dma.unbinding)
+		hl_ipc_dma_release_chans();
+	if (request && !hl_ipc_dma.nchans && !hl_ipc_dma.dead)
+		hl_ipc_dma_request_chans();
+	return hl_ipc_dma.nchans && !hl_ipc_dma.dead;
+}
+
+/* Whether a waiter for a free channel should look again. */
+static bool hl_ipc_dma_changed(void)
+{
+	unsigned int n = READ_ONCE(hl_ipc_dma.nchans);
+
+	return !n || READ_ONCE(hl_ipc_dma.busy) != GENMASK(n - 1, 0);
+}
+
+/*
  * A channel of the pool for one step, and the device regions are mapped
  * for: requests channels if there are none or the engine went away, and
  * waits (killably in the caller's thread) while all are busy.
@@ -135,12 +157,7 @@ static int hl_ipc_dma_get_chan(bool in_caller, unsigned int *idx,
 
 	for (;;) {
 		mutex_lock(&hl_ipc_dma.lock);
-		if (hl_ipc_dma.dead && !hl_ipc_dma.busy &&
-		    !hl_ipc_dma.unbinding)
-			hl_ipc_dma_release_chans();
-		if (!hl_ipc_dma.nchans && !hl_ipc_dma.dead)
-			hl_ipc_dma_request_chans();
-		if (!hl_ipc_dma.nchans || hl_ipc_dma.dead) {
+		if (!hl_ipc_dma_refresh(true)) {
 			mutex_unlock(&hl_ipc_dma.lock);
 			return -EOPNOTSUPP;
 		}
@@ -155,11 +172,9 @@ static int hl_ipc_dma_get_chan(bool in_caller, unsigned int *idx,
 		mutex_unlock(&hl_ipc_dma.lock);
 		ret = in_caller ?
 			wait_event_killable_timeout(hl_ipc_dma.free_wq,
-				READ_ONCE(hl_ipc_dma.busy) !=
-				GENMASK(hl_ipc_dma.nchans - 1, 0), HZ) :
+						    hl_ipc_dma_changed(), HZ) :
 			wait_event_timeout(hl_ipc_dma.free_wq,
-				READ_ONCE(hl_ipc_dma.busy) !=
-				GENMASK(hl_ipc_dma.nchans - 1, 0), HZ);
+					   hl_ipc_dma_changed(), HZ);
 		if (ret < 0)
 			return -EINTR;
 	}
@@ -180,12 +195,8 @@ bool hl_ipc_dma_available(void)
 	bool ok;
 
 	mutex_lock(&hl_ipc_dma.lock);
-	if (hl_ipc_dma.dead && !hl_ipc_dma.busy && !hl_ipc_dma.unbinding)
-		hl_ipc_dma_release_chans();
-	if (!hl_ipc_dma.nchans && !hl_ipc_dma.dead &&
-	    READ_ONCE(hl_ipc_engine_mode) != HL_IPC_ENGINE_MODE_CPU)
-		hl_ipc_dma_request_chans();
-	ok = hl_ipc_dma.nchans && !hl_ipc_dma.dead;
+	ok = hl_ipc_dma_refresh(READ_ONCE(hl_ipc_engine_mode) !=
+				HL_IPC_ENGINE_MODE_CPU);
 	mutex_unlock(&hl_ipc_dma.lock);
 	return ok;
 }
@@ -454,13 +465,13 @@ static int hl_ipc_dma_wait(const struct hl_ipc_job *job,
 }
 
 /*
- * Submits the pieces of bytes [at, at + n) of @seg: the whole range, or
- * with @one only its first piece (of at most @max bytes).  How many
- * bytes it submitted, or -errno.
+ * Submits bytes [at, at + n) of @seg as descriptors of at most
+ * HL_IPC_DMA_MAX_DESC contiguous bytes.  How many bytes it submitted
+ * (fewer when the engine refused one), or -errno.
  */
 static s64 hl_ipc_dma_submit(struct dma_chan *chan,
 			     const struct hl_ipc_seg *seg, u64 at, u64 n,
-			     u64 max, struct hl_ipc_dma_batch *b)
+			     struct hl_ipc_dma_batch *b)
 {
 	struct hl_ipc_dma_cursor sc = {}, dc = {};
 	struct dma_async_tx_descriptor *tx;
@@ -474,7 +485,7 @@ static s64 hl_ipc_dma_submit(struct dma_chan *chan,
 				    seg->dst_off + at + done, &dlen);
 		if (!slen || !dlen)
 			return -EIO;	/* a mapping shorter than its region */
-		len = min3(n - done, min(slen, dlen), max);
+		len = min3(n - done, min(slen, dlen), (u64)HL_IPC_DMA_MAX_DESC);
 		tx = dmaengine_prep_dma_memcpy(chan, d, s, len,
 					       DMA_PREP_INTERRUPT);
 		if (!tx)
@@ -563,8 +574,7 @@ int hl_ipc_dma_copy(const struct hl_ipc_job *job, struct hl_ipc_seg *seg,
 		b.error = 0;
 		off = seg->backward ? n - done - min(piece, n - done) : done;
 		got = hl_ipc_dma_submit(chan, seg, at + off,
-					min(piece, n - done),
-					HL_IPC_DMA_MAX_DESC, &b);
+					min(piece, n - done), &b);
 		if (got > 0)
 			dma_async_issue_pending(chan);
 		if (atomic_dec_and_test(&b.pending))

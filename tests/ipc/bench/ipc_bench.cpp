@@ -69,13 +69,11 @@ uint64_t reg_user(int ctx, void *p, uint64_t len)
 
 uint32_t channel(int ctx)
 {
-	hl_ipc_channel_create c{};
-	c.src_fd = c.dst_fd = HL_IPC_FD_HOST;
-	c.flags = HL_IPC_CHANNEL_SRC_HOST | HL_IPC_CHANNEL_DST_HOST;
-	int ret = xioctl(ctx, HL_IPC_IOCTL_CHANNEL_CREATE, &c);
+	uint32_t id = 0;
+	int ret = hlbench::create_channel(ctx, HL_IPC_FD_HOST, HL_IPC_FD_HOST, &id);
 	if (ret)
 		die("channel", ret);
-	return c.channel_id;
+	return id;
 }
 
 // process_vm_writev's buffers are kept out of transparent huge pages: on

@@ -75,17 +75,11 @@ uint64_t reg_user(int ctx, void *p, uint64_t len)
 
 uint32_t channel(int ctx, int src_fd, int dst_fd)
 {
-	hl_ipc_channel_create c{};
-	c.src_fd = src_fd;
-	c.dst_fd = dst_fd;
-	if (src_fd == HL_IPC_FD_HOST)
-		c.flags |= HL_IPC_CHANNEL_SRC_HOST;
-	if (dst_fd == HL_IPC_FD_HOST)
-		c.flags |= HL_IPC_CHANNEL_DST_HOST;
-	int ret = xioctl(ctx, HL_IPC_IOCTL_CHANNEL_CREATE, &c);
+	uint32_t id = 0;
+	int ret = hlbench::create_channel(ctx, src_fd, dst_fd, &id);
 	if (ret)
 		die("creating a channel", ret);
-	return c.channel_id;
+	return id;
 }
 
 int copy(int ctx, uint32_t ch, uint64_t src, uint64_t dst, uint64_t len)
