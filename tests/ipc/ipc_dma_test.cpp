@@ -166,6 +166,11 @@ TEST_F(Dma, EngineIsListed)
 	EXPECT_TRUE(i.engines & HL_IPC_ENGINE_DMA) << "INFO does not list the DMA engine";
 	// "dma <driver> <device> <channels>": the stand-in has four.
 	EXPECT_EQ(engine_line(), "dma hl_ipc_testdma " + engine_function() + " 4");
+	// The engine parameter takes its three words only.
+	for (const char *bad : {"", "gpu", "dma2", "CPU!"}) {
+		write_param("engine", bad);
+		EXPECT_EQ(read_param("engine"), "dma") << "engine=" << bad << " was taken";
+	}
 	// With an IOMMU the engine's addresses are translated (a DMA domain,
 	// not identity), so a wrong mapping faults instead of working.
 	const std::string type =
