@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -183,6 +184,57 @@ TEST_F(Hostile, HugetlbMailboxCannotKillTheInitiator)
 		<< ucs_status_string(static_cast<ucs_status_t>(first.status));
 	EXPECT_EQ(second.status, UCS_ERR_IO_ERROR)
 		<< ucs_status_string(static_cast<ucs_status_t>(second.status));
+}
+
+// Owners that offer 512 and then 3072 staging slots of 1 MiB, a staging
+// area of 512 MiB and 3 GiB: an initiator that put 64 KiB of its device
+// memory through such an owner pinned all of it (VmPin 1 GiB; with 3072
+// slots it was OOM-killed).  With its own limits the initiator refuses
+// such an offer (UCS_ERR_EXCEEDS_LIMIT) and pins nothing; allowed to
+// accept it, it pins what the put uses, at most a few MiB.
+TEST_F(Hostile, OversizedStagingOfferIsRefusedOrPinnedOnlyWhereUsed)
+{
+	constexpr uint64_t kLen = 64 << 10;
+	for (unsigned slots : {512u, 3072u}) {
+		SCOPED_TRACE(std::to_string(slots) + " slots of 1 MiB");
+		Peer owner(-1, false,
+			   {"UCX_GAUDI_IPC_CHANNELS=n", "UCX_GAUDI_IPC_STAGING_SIZE=1m",
+			    "UCX_GAUDI_IPC_STAGING_SLOTS=" + std::to_string(slots)});
+		ASSERT_TRUE(owner.ok());
+		RemoteBuffer r = remote_buffer(owner, 0, kLen);
+		ASSERT_NE(r.id, 0u);
+		for (bool accept : {false, true}) {
+			SCOPED_TRACE(accept ? "accepted" : "by default");
+			std::vector<std::string> env = {"UCX_GAUDI_IPC_CHANNELS=n"};
+			if (accept)
+				env.push_back("UCX_GAUDI_IPC_PEER_STAGING_MAX=4g");
+			Peer init(kSparePeerDevice, false, env);
+			ASSERT_TRUE(init.ok());
+			ASSERT_EQ(init.call(kConnect, 0, 0, 0, 0, 0, owner.address()).status, 0);
+			PeerMsg buf = init.call(kAlloc, 1, kLen);
+			ASSERT_EQ(buf.status, 0);
+			ASSERT_EQ(init.call(kFill, buf.a, 17 + slots, 0, kLen, 0).status, 0);
+			const uint64_t before = vm_pin_kib(init.pid());
+			PeerMsg x = init.call(kXfer, 0, buf.a, 0, kLen, r.addr, r.rkey);
+			const uint64_t pinned = vm_pin_kib(init.pid()) - before;
+			printf("%u slots of 1 MiB, %s: %s, %llu KiB more pinned\n", slots,
+			       accept ? "accepted" : "by default",
+			       ucs_status_string(static_cast<ucs_status_t>(x.status)),
+			       static_cast<unsigned long long>(pinned));
+			if (!accept) {
+				// (Before the limits, this put pinned the whole offer:
+				// stop here rather than try the next, larger one.)
+				ASSERT_EQ(x.status, UCS_ERR_EXCEEDS_LIMIT)
+					<< ucs_status_string(static_cast<ucs_status_t>(x.status));
+				ASSERT_EQ(pinned, 0u);
+				continue;
+			}
+			EXPECT_EQ(x.status, UCS_OK)
+				<< ucs_status_string(static_cast<ucs_status_t>(x.status));
+			EXPECT_LE(pinned, 4096u) << "the put pinned more than a few MiB";
+			EXPECT_EQ(owner.call(kCheck, r.id, 17 + slots, 0, kLen, 0).a, 0u);
+		}
+	}
 }
 
 }  // namespace

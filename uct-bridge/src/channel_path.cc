@@ -9,7 +9,7 @@
 
 #include "device_index.h"
 #include "device_nodes.h"
-#include "ep.h"
+#include "memh.h"
 #include "status.h"
 
 namespace gaudi_ipc {
@@ -32,9 +32,14 @@ struct hlthunk_ipc_copy make_copy(uint32_t channel, bool get, uint64_t local_coo
 	return c;
 }
 
-uint64_t remote_offset(const RemoteKey &rk, uint64_t remote_addr)
+uint64_t remote_offset(const Target &t)
 {
-	return rk.f.cookie_offset + (remote_addr - rk.f.addr);
+	return t.rk->f.cookie_offset + t.offset();
+}
+
+uint64_t local_offset(const Memh &m, const void *buffer)
+{
+	return m.local_cookie_offset + (reinterpret_cast<uintptr_t>(buffer) - m.addr);
 }
 
 }  // namespace
@@ -88,6 +93,17 @@ int ChannelPath::event_fd() const
 
 ChannelQueue *ChannelPath::channel(int src, int dst)
 {
+	for (const Memo &m : memo_)
+		if (m.src == src && m.dst == dst)
+			return m.ch;
+	Memo &m = memo_[memo_next_];
+	memo_next_ ^= 1;
+	m = Memo{src, dst, lookup(src, dst)};
+	return m.ch;
+}
+
+ChannelQueue *ChannelPath::lookup(int src, int dst)
+{
 	auto key = std::make_pair(src, dst);
 	auto it = channels_.find(key);
 	if (it != channels_.end())
@@ -119,73 +135,139 @@ ChannelQueue *ChannelPath::channel(int src, int dst)
 	return slot.id ? &slot : nullptr;
 }
 
-ucs_status_t ChannelPath::failure(Ep *ep, int rc, const char *what)
+bool ChannelPath::reaches(Route &, const RemoteKey &rk, const Local &local)
+{
+	if (!on_ || !rk.channel_ok)
+		return false;
+	if (!local.iov)
+		return bounce_cookie_ && pair(local.get, kHostDevice, rk.dev);
+	if (!local.cookies)
+		return false;
+	for (size_t i = 0; i < local.iovcnt; i++) {
+		if (!uct_iov_get_length(&local.iov[i]))
+			continue;
+		const auto *m = static_cast<const Memh *>(local.iov[i].memh);
+		if (!pair(local.get, m->dev, rk.dev))
+			return false;
+	}
+	return true;
+}
+
+const char *ChannelPath::why_not(const Route &, const RemoteKey &rk, const Local &local) const
+{
+	if (!on_)
+		return "channels are off here";
+	if (!rk.channel_ok)
+		return "channels cannot use the remote key (no cookie, or one this process "
+		       "may not use)";
+	if (!local.iov && !bounce_cookie_)
+		return "the bounce buffer is not registered for channels";
+	if (local.iov && !local.cookies)
+		return "the local memory is not registered for channels";
+	return "no channel joins the local and the remote device";
+}
+
+ucs_status_t ChannelPath::failure(const ProcessId &peer, int rc, const char *what)
 {
 	// The kernel says why; but a peer that exited explains any failure
 	// on its memory (its regions were revoked with it).
-	if (ep && !process_alive(ep->peer())) {
-		ep->set_failed(UCS_ERR_CONNECTION_RESET);
+	if (!process_alive(peer)) {
+		peer_failed(peer, UCS_ERR_CONNECTION_RESET);
 		return UCS_ERR_CONNECTION_RESET;
 	}
 	ucs_error("gaudi_ipc: %s: %s", what, library_message(rc));
 	return status_from_errno(rc);
 }
 
-ucs_status_t ChannelPath::bounce_copy(Ep *ep, bool get, uint64_t len, const RemoteKey &rk,
-				      uint64_t remote_addr)
+ucs_status_t ChannelPath::bounce_copy(bool get, uint64_t len, const Route &r, const Target &t)
 {
-	ChannelQueue *ch = get ? channel(rk.dev, kHostDevice) : channel(kHostDevice, rk.dev);
+	ChannelQueue *ch = pair(get, kHostDevice, t.rk->dev);
 	if (!ch)
 		return UCS_ERR_UNREACHABLE;
-	struct hlthunk_ipc_copy c = make_copy(ch->id, get, bounce_cookie_, 0, rk.f.cookie,
-					      remote_offset(rk, remote_addr), len);
+	struct hlthunk_ipc_copy c = make_copy(ch->id, get, bounce_cookie_, 0, t.rk->f.cookie,
+					      remote_offset(t), len);
 	int rc = hlthunk_ipc_copy(&c);
-	return rc < 0 ? failure(ep, rc, get ? "get through the bounce buffer"
-					   : "put through the bounce buffer")
+	return rc < 0 ? failure(r.peer, rc, get ? "get through the bounce buffer"
+					       : "put through the bounce buffer")
 		      : UCS_OK;
 }
 
-ucs_status_t ChannelPath::copy_now(Ep *ep, ChannelQueue *ch, bool get, const Memh &m,
-				   uint64_t local_addr, const RemoteKey &rk,
-				   uint64_t remote_addr, uint64_t len)
+ucs_status_t ChannelPath::put_short(Route &r, const Target &t, const void *buffer,
+				    unsigned length)
 {
-	struct hlthunk_ipc_copy c =
-		make_copy(ch->id, get, m.local_cookie,
-			  m.local_cookie_offset + (local_addr - m.addr), rk.f.cookie,
-			  remote_offset(rk, remote_addr), len);
-	int rc = hlthunk_ipc_copy(&c);
-	return rc < 0 ? failure(ep, rc, get ? "get on a channel" : "put on a channel") : UCS_OK;
+	memcpy(bounce_.bytes(), buffer, length);
+	return bounce_copy(false, length, r, t);
 }
 
-ucs_status_t ChannelPath::zcopy(Ep *ep, bool get, const uct_iov_t *iov, size_t iovcnt,
-				uint64_t remote_addr, const RemoteKey &rk,
+ssize_t ChannelPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pack, void *arg)
+{
+	const size_t len = pack(bounce_.bytes(), arg);
+	if (len > set_.bcopy_size)
+		return UCS_ERR_EXCEEDS_LIMIT;
+	if (len > t.room())
+		return check_remote(*t.rk, t.addr, len, true);
+	if (len) {
+		ucs_status_t st = bounce_copy(false, len, r, t);
+		if (st != UCS_OK)
+			return st;
+	}
+	return static_cast<ssize_t>(len);
+}
+
+ucs_status_t ChannelPath::get_bcopy(Route &r, const Target &t, uct_unpack_callback_t unpack,
+				    void *arg, size_t length, uct_completion_t *)
+{
+	ucs_status_t st = bounce_copy(true, length, r, t);
+	if (st == UCS_OK)
+		unpack(arg, bounce_.bytes(), length);
+	return st;
+}
+
+ucs_status_t ChannelPath::zcopy(Route &r, const Target &t, const Local &local, uint64_t total,
 				uct_completion_t *comp)
 {
-	// Every pair must have a channel before anything is submitted.
-	uint64_t total = 0;
-	for (size_t i = 0; i < iovcnt; i++) {
-		const uint64_t len = uct_iov_get_length(&iov[i]);
-		if (!len)
-			continue;
-		const auto *m = static_cast<const Memh *>(iov[i].memh);
-		if (!(get ? channel(rk.dev, m->dev) : channel(m->dev, rk.dev)))
-			return UCS_ERR_UNREACHABLE;
-		total += len;
-	}
+	const bool get = local.get;
 	const bool sync = total <= set_.sync_copy_max;
+	if (sync && local.iovcnt == 1) {
+		// The case that dominates latency: one copy inside the call.
+		const uct_iov_t &v = local.iov[0];
+		const auto *m = static_cast<const Memh *>(v.memh);
+		ChannelQueue *ch = pair(get, m->dev, t.rk->dev);
+		if (!ch)
+			return UCS_ERR_UNREACHABLE;
+		struct hlthunk_ipc_copy c =
+			make_copy(ch->id, get, m->local_cookie, local_offset(*m, v.buffer),
+				  t.rk->f.cookie, remote_offset(t), total);
+		int rc = hlthunk_ipc_copy(&c);
+		return rc < 0 ? failure(r.peer, rc, get ? "get on a channel" : "put on a channel")
+			      : UCS_OK;
+	}
 	const bool segments = !sync && !set_.async_copies;
-	Op *op = segments ? ops_.start(ep, comp) : nullptr;
-	uint64_t roff = remote_offset(rk, remote_addr);
-	for (size_t i = 0; i < iovcnt; i++) {
-		const uint64_t len = uct_iov_get_length(&iov[i]);
+	ChannelOp *op = nullptr;
+	auto start = [&] {
+		op = pool_.take();
+		op->home = this;
+		ops_.begin(op, r, comp);
+	};
+	if (segments)
+		start();
+	uint64_t roff = remote_offset(t);
+	for (size_t i = 0; i < local.iovcnt; i++) {
+		const uct_iov_t &v = local.iov[i];
+		const uint64_t len = uct_iov_get_length(&v);
 		if (!len)
 			continue;
-		const auto *m = static_cast<const Memh *>(iov[i].memh);
-		ChannelQueue *ch = get ? channel(rk.dev, m->dev) : channel(m->dev, rk.dev);
-		const uint64_t loff = m->local_cookie_offset +
-				      (reinterpret_cast<uintptr_t>(iov[i].buffer) - m->addr);
-		struct hlthunk_ipc_copy c =
-			make_copy(ch->id, get, m->local_cookie, loff, rk.f.cookie, roff, len);
+		const auto *m = static_cast<const Memh *>(v.memh);
+		ChannelQueue *ch = pair(get, m->dev, t.rk->dev);
+		if (!ch) {  // reaches() made them all: a channel that went away
+			if (!op)
+				return UCS_ERR_UNREACHABLE;
+			InFlight::fail(op, UCS_ERR_UNREACHABLE);
+			break;
+		}
+		struct hlthunk_ipc_copy c = make_copy(ch->id, get, m->local_cookie,
+						      local_offset(*m, v.buffer), t.rk->f.cookie,
+						      roff, len);
 		roff += len;
 		if (segments) {
 			op->copies.push_back(c);
@@ -197,17 +279,17 @@ ucs_status_t ChannelPath::zcopy(Ep *ep, bool get, const uct_iov_t *iov, size_t i
 		int rc = sync ? hlthunk_ipc_copy(&c) : hlthunk_ipc_copy_async(&c, &seq);
 		if (rc == 0 && !sync) {
 			if (!op)
-				op = ops_.start(ep, comp);
+				start();
 			op->parts++;
 			ch->parts.emplace_back(seq, op);
 			continue;
 		}
 		if (rc < 0) {
-			ucs_status_t st = failure(ep, rc, get ? "get on a channel" : "put on a channel");
+			ucs_status_t st = failure(r.peer, rc, get ? "get on a channel" : "put on a channel");
 			if (!op)
 				return st;
 			// Copies already queued end the operation, with this error.
-			Ops::fail(op, st);
+			InFlight::fail(op, st);
 			break;
 		}
 	}
@@ -240,7 +322,7 @@ unsigned ChannelPath::reap()
 				break;
 			q.parts.pop_front();
 			ops_.part_done(part.second,
-				       rc < 0 ? failure(part.second->ep, rc, "copy on a channel")
+				       rc < 0 ? failure(part.second->peer, rc, "copy on a channel")
 					      : UCS_OK);
 			n++;
 		}
@@ -253,7 +335,7 @@ unsigned ChannelPath::continue_segments()
 	// One segment per call, oldest operation first: progress stays short.
 	if (segments_.empty())
 		return 0;
-	Op *op = segments_.front();
+	ChannelOp *op = segments_.front();
 	if (op->status == UCS_OK) {
 		struct hlthunk_ipc_copy c = op->copies[op->copy_index];
 		const uint64_t n = std::min(set_.seg_size, c.length - op->copy_done);
@@ -262,7 +344,7 @@ unsigned ChannelPath::continue_segments()
 		c.length = n;
 		int rc = hlthunk_ipc_copy(&c);
 		if (rc < 0)
-			Ops::fail(op, failure(op->ep, rc, "copy on a channel"));
+			InFlight::fail(op, failure(op->peer, rc, "copy on a channel"));
 		op->copy_done += n;
 		if (op->copy_done == op->copies[op->copy_index].length) {
 			op->copy_index++;
@@ -276,7 +358,7 @@ unsigned ChannelPath::continue_segments()
 	return 1;
 }
 
-bool ChannelPath::has_work()
+bool ChannelPath::has_work(bool)
 {
 	if (!segments_.empty())
 		return true;
@@ -288,17 +370,17 @@ bool ChannelPath::has_work()
 	return false;
 }
 
-void ChannelPath::cancel(Ep *ep)
+void ChannelPath::cancel(const Route &r)
 {
-	for (Op *op : segments_)
-		if (op->ep == ep)
-			Ops::fail(op, UCS_ERR_CANCELED);
+	for (ChannelOp *op : segments_)
+		if (op->route == &r)
+			InFlight::fail(op, UCS_ERR_CANCELED);
 }
 
 bool ChannelPath::drain()
 {
-	for (Op *op : segments_) {
-		Ops::fail(op, UCS_ERR_CANCELED);
+	for (ChannelOp *op : segments_) {
+		InFlight::fail(op, UCS_ERR_CANCELED);
 		ops_.started(op);
 	}
 	segments_.clear();

@@ -13,26 +13,40 @@
 #include <deque>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "hlthunk.h"
+#include "in_flight.h"
 #include "mapping.h"
-#include "memh.h"
-#include "ops.h"
-#include "remote_key.h"
-#include "ucx.h"
+#include "op.h"
+#include "path.h"
 
 namespace gaudi_ipc {
 
-class Ep;
+// An operation of the channel path: its copies, and how far the segments
+// of a large one got.
+struct ChannelOp : Op {
+	std::vector<struct hlthunk_ipc_copy> copies;
+	size_t copy_index = 0;
+	uint64_t copy_done = 0;  // bytes of copies[copy_index] done
+
+	void reset()
+	{
+		reset_common();
+		copies.clear();
+		copy_index = 0;
+		copy_done = 0;
+	}
+};
 
 // A channel of this interface, and its queued copies in flight (in order).
 struct ChannelQueue {
 	uint32_t id = 0;
-	int error = 0;  // creating it failed: the pair takes the staged path
-	std::deque<std::pair<uint64_t, Op *>> parts;  // seq, operation
+	int error = 0;  // creating it failed: the pair is unreachable here
+	std::deque<std::pair<uint64_t, ChannelOp *>> parts;  // seq, operation
 };
 
-class ChannelPath {
+class ChannelPath : public Path, private OpHome {
 public:
 	struct Settings {
 		uint64_t sync_copy_max;
@@ -40,10 +54,11 @@ public:
 		uint64_t bcopy_size;
 		bool async_copies;
 	};
-	ChannelPath(Ops &ops, const Settings &s) : ops_(ops), set_(s) {}
-	ChannelPath(const ChannelPath &) = delete;
-	ChannelPath &operator=(const ChannelPath &) = delete;
-	~ChannelPath();
+	ChannelPath(InFlight &ops, const Settings &s)
+		: Path("channel", kChannelPath), ops_(ops), set_(s)
+	{
+	}
+	~ChannelPath() override;
 
 	// Opens the path unless `mode` is no; UCS_ERR_NO_DEVICE if it is
 	// required (yes) and /dev/hl_ipc is unusable.
@@ -52,50 +67,56 @@ public:
 	// The /dev/hl_ipc fd, readable when a queued copy completed (-1: none).
 	int event_fd() const;
 
-	// The channel from device src to device dst (device_index), created
-	// on first use; null if it cannot be created.
-	ChannelQueue *channel(int src, int dst);
-
-	// Short and buffered operations: the bounce buffer, if registered.
-	bool bounce_ok() const { return bounce_cookie_ != 0; }
-	unsigned char *bounce() const { return bounce_.bytes(); }
-	// One copy of len bytes between the bounce buffer and remote memory.
-	ucs_status_t bounce_copy(Ep *ep, bool get, uint64_t len, const RemoteKey &rk,
-				 uint64_t remote_addr);
-	// One copy between local memory (inside m) and remote memory, inside
-	// the call, on channel ch.
-	ucs_status_t copy_now(Ep *ep, ChannelQueue *ch, bool get, const Memh &m,
-			      uint64_t local_addr, const RemoteKey &rk, uint64_t remote_addr,
-			      uint64_t len);
-	// A zero-copy operation (checked by the endpoint): UCS_OK when done
-	// in the call, UCS_INPROGRESS, an error, or UCS_ERR_UNREACHABLE if a
-	// device pair has no channel (nothing was started then).
-	ucs_status_t zcopy(Ep *ep, bool get, const uct_iov_t *iov, size_t iovcnt,
-			   uint64_t remote_addr, const RemoteKey &rk, uct_completion_t *comp);
-
-	// Progress: one segment of the oldest operation, and the queued
-	// copies the kernel completed.
-	unsigned progress();
-	bool has_work();
-	// Segments not yet copied of ep's operations are dropped (flush with
-	// UCT_FLUSH_FLAG_CANCEL); what the kernel has queued ends.
-	void cancel(Ep *ep);
-	// Closing: every segment is dropped; returns whether copies queued on
-	// the kernel are still in flight (reaped by further calls).
-	bool drain();
+	bool reaches(Route &r, const RemoteKey &rk, const Local &local) override;
+	const char *why_not(const Route &r, const RemoteKey &rk,
+			    const Local &local) const override;
+	ucs_status_t put_short(Route &r, const Target &t, const void *buffer,
+			       unsigned length) override;
+	ssize_t put_bcopy(Route &r, const Target &t, uct_pack_callback_t pack,
+			  void *arg) override;
+	ucs_status_t get_bcopy(Route &r, const Target &t, uct_unpack_callback_t unpack,
+			       void *arg, size_t length, uct_completion_t *comp) override;
+	ucs_status_t zcopy(Route &r, const Target &t, const Local &local, uint64_t total,
+			   uct_completion_t *comp) override;
+	unsigned progress() override;
+	bool has_work(bool want_rings) override;
+	void cancel(const Route &r) override;
+	bool drain() override;
 
 private:
-	// The one handler of a failed copy: a peer that is gone fails its
-	// endpoint, anything else is logged.
-	ucs_status_t failure(Ep *ep, int rc, const char *what);
+	void finishing(Op &) override {}
+	void recycle(Op &op) override { pool_.put(static_cast<ChannelOp *>(&op)); }
+
+	// The channel from device src to device dst (device_index), created on
+	// first use; null if there is none.  The last two pairs used are
+	// remembered (zero-copy and bounce-buffer operations use different
+	// pairs), so the per-operation path compares ints.
+	ChannelQueue *channel(int src, int dst);
+	ChannelQueue *lookup(int src, int dst);
+	ChannelQueue *pair(bool get, int local, int remote)
+	{
+		return get ? channel(remote, local) : channel(local, remote);
+	}
+	// One copy of len bytes between the bounce buffer and remote memory.
+	ucs_status_t bounce_copy(bool get, uint64_t len, const Route &r, const Target &t);
+	// The one handler of a failed copy: a peer that is gone is reported
+	// (it explains any failure on its memory), anything else is logged.
+	ucs_status_t failure(const ProcessId &peer, int rc, const char *what);
 	unsigned reap();
 	unsigned continue_segments();
 
-	Ops &ops_;
+	InFlight &ops_;
 	Settings set_;
 	bool on_ = false;
+	OpPool<ChannelOp> pool_;
 	std::map<std::pair<int, int>, ChannelQueue> channels_;
-	std::deque<Op *> segments_;  // operations progress copies in segments
+	struct Memo {
+		int src, dst;
+		ChannelQueue *ch;
+	};
+	Memo memo_[2] = {{-1, -1, nullptr}, {-1, -1, nullptr}};
+	int memo_next_ = 0;
+	std::deque<ChannelOp *> segments_;  // operations progress copies in segments
 	hlipc::Mapping bounce_;
 	uint64_t bounce_cookie_ = 0;
 };

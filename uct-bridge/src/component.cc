@@ -5,11 +5,11 @@
 
 #include <cstring>
 
-#include "transport_config.h"
-#include "iface.h"
+#include "entry_points.h"
 #include "md.h"
 #include "remote_key.h"
 #include "status.h"
+#include "transport_config.h"
 
 namespace gaudi_ipc {
 
@@ -68,7 +68,7 @@ uct_component_t component = {
 uct_tl_t transport = {
 	"gaudi_ipc",
 	query_devices,
-	Iface::open,
+	iface_open,
 	{"gaudi_ipc transport", "GAUDI_IPC_", iface_config_table, sizeof(IfaceConfig), {}},
 	{},
 };

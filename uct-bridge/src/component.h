@@ -12,6 +12,4 @@ namespace gaudi_ipc {
 extern uct_component_t component;
 extern uct_tl_t transport;
 
-constexpr const char kDeviceName[] = "gaudi";
-
 }  // namespace gaudi_ipc

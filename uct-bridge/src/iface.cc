@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: MIT
-// The interface: opening and closing it, what it reports to UCX, its
-// addresses, its progress and the events UCX can wait for.
+// The interface: opening and closing it, its endpoints, what it reports to
+// UCX, its addresses, its progress and the events UCX can wait for.
 #include "iface.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
-#include "component.h"
 #include "ep.h"
-#include "hlthunk.h"
-#include "md.h"
 #include "node_identity.h"
 #include "status.h"
-#include "uct_ops.h"
 
 namespace gaudi_ipc {
 
@@ -25,7 +23,7 @@ constexpr size_t kMaxIov = 16;
 
 }  // namespace
 
-ucs_status_t Iface::open(uct_md_h md, uct_worker_h worker,
+ucs_status_t Iface::open(uct_iface_ops_t *ops, uct_md_h md, uct_worker_h worker,
 			 const uct_iface_params_t *params,
 			 const uct_iface_config_t *tl_config, uct_iface_h *iface_p)
 {
@@ -47,10 +45,10 @@ ucs_status_t Iface::open(uct_md_h md, uct_worker_h worker,
 			return UCS_ERR_NO_DEVICE;
 		}
 		const auto *config = reinterpret_cast<const IfaceConfig *>(tl_config);
-		auto self = std::make_unique<Iface>(Md::from(md), *config);
-		ucs_status_t st = UCS_CLASS_INIT(uct_base_iface_t, &self->h_.super,
-						 iface_ops(), &uct_base_iface_internal_ops,
-						 md, worker, params, tl_config);
+		auto self = std::make_unique<Iface>(*config);
+		ucs_status_t st = UCS_CLASS_INIT(uct_base_iface_t, &self->h_.super, ops,
+						 &uct_base_iface_internal_ops, md, worker, params,
+						 tl_config);
 		if (st != UCS_OK)
 			return st;
 		self->initialized_ = true;
@@ -67,7 +65,7 @@ ChannelPath::Settings Iface::channel_settings(const IfaceConfig &c)
 	ChannelPath::Settings s;
 	s.sync_copy_max = c.sync_copy_max;
 	s.seg_size = std::max<uint64_t>(4096, c.seg_size);
-	s.bcopy_size = std::max<uint64_t>(kMaxShort, c.bcopy_size);
+	s.bcopy_size = std::max<uint64_t>(EpShared::kMaxShort, c.bcopy_size);
 	s.async_copies = c.async_copies != 0;
 	return s;
 }
@@ -75,11 +73,15 @@ ChannelPath::Settings Iface::channel_settings(const IfaceConfig &c)
 StagedPath::Settings Iface::staged_settings(const IfaceConfig &c)
 {
 	StagedPath::Settings s;
-	s.serve = c.channels != UCS_YES;
+	s.initiate = s.serve = c.channels != UCS_YES;
 	s.slots = c.staging_slots;
 	s.slot_size = c.staging_size;
-	s.bcopy_size = std::max<uint64_t>(kMaxShort, c.bcopy_size);
+	s.bcopy_size = std::max<uint64_t>(EpShared::kMaxShort, c.bcopy_size);
 	s.depth = std::max(1u, c.staging_depth);
+	s.peer_staging_max = c.peer_staging_max;
+	// Whole pages, one at least: a piece and its window are no longer.
+	const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+	s.peer_pin_max = std::max<uint64_t>(page, c.peer_pin_max / page * page);
 	s.peer_timeout_ns = static_cast<uint64_t>(c.peer_timeout * 1e9);
 	s.dma_timeout_us = static_cast<uint64_t>(c.dma_timeout * 1e6);
 	s.linger_ns = static_cast<uint64_t>(c.serve_linger * 1e9);
@@ -87,18 +89,18 @@ StagedPath::Settings Iface::staged_settings(const IfaceConfig &c)
 	return s;
 }
 
-Iface::Iface(Md *md, const IfaceConfig &c)
-	: md_(md), bandwidth_(c.bandwidth), latency_(c.latency), overhead_(c.overhead),
-	  mode_(c.channels == UCS_AUTO ? UCS_TRY : c.channels), staged_allowed_(mode_ != UCS_YES),
-	  nonce_(random_u64()), peer_timeout_(ucs_time_from_sec(c.peer_timeout)),
-	  ops_(std::max(1u, c.max_inflight)), channel_(ops_, channel_settings(c))
+Iface::Iface(const IfaceConfig &c)
+	: bandwidth_(c.bandwidth), latency_(c.latency), overhead_(c.overhead),
+	  mode_(c.channels == UCS_AUTO ? UCS_TRY : c.channels), nonce_(random_u64()),
+	  peer_timeout_(ucs_time_from_sec(c.peer_timeout)), ops_(std::max(1u, c.max_inflight)),
+	  channel_(ops_, channel_settings(c)),
+	  staged_(std::make_unique<StagedPath>(ops_, events_, staged_settings(c), nonce_)),
+	  shared_(&h_.super, ops_, std::max<uint64_t>(EpShared::kMaxShort, c.bcopy_size))
 {
 	h_.self = this;
-	set_.sync_copy_max = c.sync_copy_max;
-	set_.bcopy_size = std::max<uint64_t>(kMaxShort, c.bcopy_size);
-	StagedPath::Settings s = staged_settings(c);
-	s.serve = staged_allowed_;
-	staged_ = std::make_unique<StagedPath>(*this, ops_, events_, s, nonce_);
+	PeerFailed failed = [this](const ProcessId &p, ucs_status_t st) { fail_eps(p, st); };
+	channel_.on_peer_failed(failed);
+	staged_->on_peer_failed(failed);
 }
 
 ucs_status_t Iface::init()
@@ -117,10 +119,14 @@ ucs_status_t Iface::init()
 	}
 	if ((st = staged_->init()) != UCS_OK)
 		return st;
-	if (!channel_.on() && !staged_allowed_)
+	const bool staged_on = mode_ != UCS_YES;
+	if (!channel_.on() && !staged_on)
 		return UCS_ERR_NO_DEVICE;
-	ucs_debug("gaudi_ipc: interface %p: channels %s, staged path %s", this,
-		  channel_.on() ? "on" : "off", staged_allowed_ ? "on" : "off");
+	shared_.paths[kChannelPath] = channel_.on() ? &channel_ : nullptr;
+	shared_.paths[kStagedPath] = staged_on ? staged_.get() : nullptr;
+	ucs_debug("gaudi_ipc: interface %p: channels %s, staged path %s%s", this,
+		  channel_.on() ? "on" : "off", staged_on ? "on" : "off",
+		  staged_on && !staged_->serving() ? " (serving no peer)" : "");
 	return UCS_OK;
 }
 
@@ -145,8 +151,11 @@ void Iface::close()
 	ops_.drop_completions();
 	const uint64_t deadline = ucs_get_time() + peer_timeout_;
 	for (;;) {
-		const bool busy = channel_.drain() | staged_->drain();
-		ops_.complete([](Ep *) { return false; });
+		bool busy = false;
+		for (Path *p : shared_.paths)
+			if (p)
+				busy = p->drain() || busy;
+		ops_.complete([](Route *) {});
 		if (ops_.empty() || ucs_get_time() > deadline)
 			break;
 		if (busy)
@@ -158,8 +167,31 @@ void Iface::close()
 	ucs_debug("gaudi_ipc: interface %p closed: %" PRIu64 " operations (%" PRIu64
 		  " bytes) on the channel path, %" PRIu64 " (%" PRIu64 " bytes) on the "
 		  "staged path; %" PRIu64 " staged pieces served for peers",
-		  this, channel_ops_, channel_bytes_, staged_ops_, staged_bytes_,
+		  this, channel_.ops(), channel_.bytes(), staged_->ops(), staged_->bytes(),
 		  staged_->served());
+}
+
+ucs_status_t Iface::create_ep(const uct_ep_params_t *params, uct_ep_h *ep_p)
+{
+	if (!(params->field_mask & UCT_EP_PARAM_FIELD_IFACE_ADDR) ||
+	    !(params->field_mask & UCT_EP_PARAM_FIELD_DEV_ADDR)) {
+		ucs_error("gaudi_ipc: an endpoint connects to an interface: "
+			  "iface, dev_addr and iface_addr are required");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (!is_reachable(params->dev_addr, params->iface_addr)) {
+		ucs_error("gaudi_ipc: the peer interface is unreachable (another "
+			  "node or namespace, or no path both ends offer)");
+		return UCS_ERR_UNREACHABLE;
+	}
+	IfaceAddr peer;
+	memcpy(&peer, params->iface_addr, sizeof(peer));
+	auto ep = std::make_unique<Ep>(shared_, peer);
+	ucs_status_t st = ep->init();
+	if (st != UCS_OK)
+		return st;
+	*ep_p = ep.release()->handle();
+	return UCS_OK;
 }
 
 ucs_status_t Iface::query(uct_iface_attr_t *attr) const
@@ -176,15 +208,15 @@ ucs_status_t Iface::query(uct_iface_attr_t *attr) const
 			  UCT_IFACE_FLAG_ERRHANDLE_PEER_FAILURE | UCT_IFACE_FLAG_EP_CHECK;
 	attr->cap.event_flags = UCT_IFACE_FLAG_EVENT_SEND_COMP |
 				UCT_IFACE_FLAG_EVENT_RECV | UCT_IFACE_FLAG_EVENT_FD;
-	attr->cap.put.max_short = kMaxShort;
-	attr->cap.put.max_bcopy = set_.bcopy_size;
+	attr->cap.put.max_short = EpShared::kMaxShort;
+	attr->cap.put.max_bcopy = shared_.bcopy_size;
 	attr->cap.put.min_zcopy = 0;
 	attr->cap.put.max_zcopy = SIZE_MAX;
 	attr->cap.put.opt_zcopy_align = 1;
 	attr->cap.put.align_mtu = 1;
 	attr->cap.put.max_iov = kMaxIov;
 	attr->cap.get.max_short = 0;
-	attr->cap.get.max_bcopy = set_.bcopy_size;
+	attr->cap.get.max_bcopy = shared_.bcopy_size;
 	attr->cap.get.min_zcopy = 0;
 	attr->cap.get.max_zcopy = SIZE_MAX;
 	attr->cap.get.opt_zcopy_align = 1;
@@ -230,47 +262,56 @@ int Iface::is_reachable(const uct_device_addr_t *dev, const uct_iface_addr_t *if
 	if (d.boot != mine.boot || d.namespaces != mine.namespaces)
 		return 0;
 	return (channel_.on() && (a.flags & kAddrChannels)) ||
-	       (staged_allowed_ && (a.flags & kAddrMailbox));
+	       (mode_ != UCS_YES && (a.flags & kAddrMailbox));
 }
 
 unsigned Iface::progress()
 {
-	unsigned n = channel_.progress();
-	n += staged_->progress();
+	unsigned n = 0;
+	for (Path *p : shared_.paths)
+		if (p)
+			n += p->progress();
 	// The paths have walked their state: now UCX may hear of failed
 	// endpoints, and completions may run.
 	report_failed_eps();
-	n += ops_.complete([this](Ep *ep) { return has_ep(ep); });
+	n += ops_.complete([this](Route *r) {
+		// Its endpoint may be gone: r is compared, not followed.
+		for (Ep *ep : shared_.eps)
+			if (&ep->route() == r) {
+				ep->check_flushes();
+				return;
+			}
+	});
 	dispatch_pending();
 	return n;
 }
 
 void Iface::report_failed_eps()
 {
-	while (!failed_eps_.empty()) {
-		Ep *ep = failed_eps_.back();
-		failed_eps_.pop_back();
-		// The handler may destroy this and other endpoints (remove_ep()
-		// takes them off the list).
+	while (!shared_.failed.empty()) {
+		Ep *ep = shared_.failed.back();
+		shared_.failed.pop_back();
+		// The handler may destroy this and other endpoints (they take
+		// themselves off the lists).
 		uct_iface_handle_ep_err(handle(), ep->handle(), ep->failed());
 	}
 }
 
 void Iface::fail_eps(const ProcessId &peer, ucs_status_t status)
 {
-	for (Ep *ep : eps_)
+	for (Ep *ep : shared_.eps)
 		if (ep->peer().pid == peer.pid && ep->peer().start == peer.start)
 			ep->set_failed(status);
 }
 
 void Iface::dispatch_pending()
 {
-	for (size_t i = 0; i < eps_.size(); i++) {
-		if (at_capacity())
+	for (size_t i = 0; i < shared_.eps.size(); i++) {
+		if (ops_.at_capacity())
 			return;
 		// A pending request's callback may destroy endpoints: the list
 		// is read afresh each time round.
-		Ep *ep = eps_[i];
+		Ep *ep = shared_.eps[i];
 		if (ep->has_pending())
 			ep->dispatch_pending();
 	}
@@ -290,7 +331,7 @@ ucs_status_t Iface::flush(unsigned, uct_completion_t *comp)
 
 ucs_status_t Iface::fence(unsigned)
 {
-	for (Ep *ep : eps_)
+	for (Ep *ep : shared_.eps)
 		ep->fence(0);
 	UCT_TL_IFACE_STAT_FENCE(&h_.super);
 	return UCS_OK;
@@ -317,26 +358,15 @@ ucs_status_t Iface::event_arm(unsigned)
 
 bool Iface::has_work(bool want_rings)
 {
-	if (ops_.has_finished() || !failed_eps_.empty() || channel_.has_work() ||
-	    staged_->has_work(want_rings))
+	if (ops_.has_finished() || !shared_.failed.empty())
 		return true;
-	for (Ep *ep : eps_)
-		if (ep->has_pending() && !at_capacity())
+	for (Path *p : shared_.paths)
+		if (p && p->has_work(want_rings))
+			return true;
+	for (Ep *ep : shared_.eps)
+		if (ep->has_pending() && !ops_.at_capacity())
 			return true;
 	return false;
-}
-
-void Iface::remove_ep(Ep *ep)
-{
-	ops_.forget_ep(ep);
-	eps_.erase(std::remove(eps_.begin(), eps_.end(), ep), eps_.end());
-	failed_eps_.erase(std::remove(failed_eps_.begin(), failed_eps_.end(), ep),
-			  failed_eps_.end());
-}
-
-bool Iface::has_ep(Ep *ep) const
-{
-	return std::find(eps_.begin(), eps_.end(), ep) != eps_.end();
 }
 
 }  // namespace gaudi_ipc

@@ -11,7 +11,6 @@
 #include <mutex>
 #include <string>
 
-#include "component.h"
 #include "device_index.h"
 #include "device_nodes.h"
 #include "hlthunk.h"
@@ -131,12 +130,12 @@ void md_close(uct_md_h md)
 		the_md.reset();
 }
 
-ucs_status_t Md::open(uct_component_t *, const MdConfig *config, uct_md_h *md_p)
+ucs_status_t Md::open(uct_component_t *component, const MdConfig *config, uct_md_h *md_p)
 {
 	try {
 		std::lock_guard<std::mutex> l(open_mu);
 		if (!the_md)
-			the_md = std::make_unique<Md>(*config);
+			the_md = std::make_unique<Md>(component, *config);
 		++open_refs;
 		*md_p = the_md->handle();
 		return UCS_OK;
@@ -145,10 +144,10 @@ ucs_status_t Md::open(uct_component_t *, const MdConfig *config, uct_md_h *md_p)
 	}
 }
 
-Md::Md(const MdConfig &)
+Md::Md(uct_component_t *component, const MdConfig &)
 {
 	h_.super.ops = md_ops();
-	h_.super.component = &component;
+	h_.super.component = component;
 	h_.self = this;
 }
 

@@ -31,7 +31,7 @@ public:
 				 uct_md_h *md_p);
 	static Md *from(uct_md_h md) { return reinterpret_cast<MdHandle *>(md)->self; }
 
-	explicit Md(const MdConfig &config);
+	Md(uct_component_t *component, const MdConfig &config);
 	Md(const Md &) = delete;
 	Md &operator=(const Md &) = delete;
 

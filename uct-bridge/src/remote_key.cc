@@ -36,6 +36,21 @@ bool cookie_usable(const RkeyFields &f)
 
 }  // namespace
 
+ucs_status_t check_remote(const RemoteKey &rk, uint64_t remote_addr, uint64_t len, bool put)
+{
+	if (!rk.f.covers(remote_addr, len)) {
+		ucs_error("gaudi_ipc: remote range 0x%" PRIx64 "+%" PRIu64 " is outside "
+			  "the registration 0x%" PRIx64 "+%" PRIu64 " of its key",
+			  remote_addr, len, rk.f.addr, rk.f.length);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (put && !rk.f.writable()) {
+		ucs_error("gaudi_ipc: remote memory at 0x%" PRIx64 " is read-only", remote_addr);
+		return UCS_ERR_REJECTED;
+	}
+	return UCS_OK;
+}
+
 ucs_status_t rkey_unpack(uct_component_t *, const void *buffer, uct_rkey_t *rkey_p,
 			 void **handle_p)
 {

@@ -251,7 +251,7 @@ unsigned StagingServer::serve_locked()
 		for (auto &kv : copies_) {
 			if (kv.second.empty())
 				continue;
-			int rc = engines_[kv.first]->engine.copy(kv.second, set_.dma_timeout_us);
+			int rc = engines_[kv.first]->dma.copy(kv.second, set_.dma_timeout_us);
 			for (Item &it : items)
 				if (it.dev == kv.first && it.rc == 0)
 					it.rc = rc;
@@ -328,7 +328,7 @@ int StagingServer::plan(Item &it)
 			       : host_copy(staging, reinterpret_cast<const void *>(addr),
 					   r.length, false);
 	const int dev = reg.dev;
-	DeviceDma *dd = nullptr;
+	DeviceContext *dd = nullptr;
 	if ((rc = dma_.get(dev, addr, r.length, reg.exported, &dd)) < 0)
 		return rc;
 	uint64_t base = 0;
@@ -371,7 +371,7 @@ void StagingServer::shutdown()
 	std::lock_guard<std::mutex> l(mu_);
 	engines_.clear();
 	staging_on_.reset();
-	dma_ = DeviceDmaSet();
+	dma_ = DeviceContexts();
 }
 
 }  // namespace gaudi_ipc

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "admission.h"
-#include "device_dma.h"
+#include "device_contexts.h"
 #include "mailbox.h"
 #include "registry.h"
 
@@ -121,14 +121,14 @@ private:
 	using ProcessKey = std::pair<uint32_t, uint64_t>;  // pid, start time
 	std::map<ProcessKey, unsigned> per_process_;       // lanes of each
 	std::unordered_map<int, uint32_t> by_line_;
-	DeviceDmaSet dma_;
-	HostOnDevices staging_on_;  // after dma_: unmapped first
+	DeviceContexts dma_;
+	DeviceMappings staging_on_;  // after dma_: unmapped first
 	uint64_t last_sweep_ns_ = 0;
 	unsigned idle_turns_ = 0;  // serve()'s, from progress alone
 	// serve_locked()'s scratch, kept for what it allocated.
 	std::vector<Item> items_;
 	std::map<int, std::vector<DmaCopy>> copies_;
-	std::map<int, DeviceDma *> engines_;
+	std::map<int, DeviceContext *> engines_;
 	std::vector<uint32_t> rung_;
 	std::atomic<uint64_t> served_{0};
 };

@@ -96,6 +96,22 @@ ucs_config_field_t iface_config_table[] = {
 	 "transfer run ahead of a slow peer.",
 	 ucs_offsetof(IfaceConfig, staging_depth), UCS_CONFIG_TYPE_UINT},
 
+	{"PEER_STAGING_MAX", "64m",
+	 "Staged path: the largest staging memory (a peer's STAGING_SLOTS x\n"
+	 "STAGING_SIZE) this interface accepts from a peer it moves data to or\n"
+	 "from.  A peer that offers more is refused (UCS_ERR_EXCEEDS_LIMIT, and a\n"
+	 "log line with both figures).",
+	 ucs_offsetof(IfaceConfig, peer_staging_max), UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"PEER_PIN_MAX", "4m",
+	 "Staged path: the most of peers' staging memory this interface pins\n"
+	 "(maps for its devices) at once, whatever the peers offer.  It pins only\n"
+	 "where its pieces of device memory go, a window per slot and device as\n"
+	 "long as the longest piece moved through it (64 KiB at least), and lets\n"
+	 "the least recently used windows go to stay within this; pieces are no\n"
+	 "longer.  It counts against RLIMIT_MEMLOCK.",
+	 ucs_offsetof(IfaceConfig, peer_pin_max), UCS_CONFIG_TYPE_MEMUNITS},
+
 	{"PEER_TIMEOUT", "30s",
 	 "Staged path: how long a piece waits for a peer that is alive but\n"
 	 "neither takes it nor finishes it (stopped or hung), and how long the\n"

@@ -10,6 +10,9 @@
 
 namespace gaudi_ipc {
 
+// The transport's one device (ucx_info -d, uct_iface_open).
+constexpr const char kDeviceName[] = "gaudi";
+
 struct MdConfig {
 	uct_md_config_t super;
 };
@@ -28,6 +31,8 @@ struct IfaceConfig {
 	size_t staging_size;    // bytes per staging slot
 	unsigned staging_slots; // slots peers may fill at once
 	unsigned staging_depth; // pieces of one transfer in staging at once
+	size_t peer_staging_max;  // the largest staging area accepted from a peer
+	size_t peer_pin_max;      // peers' staging memory pinned at once
 	double peer_timeout;    // s: staged transfers wait this long for a live peer
 	double dma_timeout;     // s: one LIN_DMA command submission
 	double serve_linger;    // s: the staging server waits awake for claimed slots

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "uct_ops.h"
+#include "entry_points.h"
 
 #include <cstring>
+#include <memory>
 
 #include "ep.h"
 #include "iface.h"
@@ -96,7 +97,12 @@ ucs_status_t ep_check(uct_ep_h ep, unsigned flags, uct_completion_t *comp)
 
 ucs_status_t ep_create(const uct_ep_params_t *params, uct_ep_h *ep_p)
 {
-	return Ep::create(params, ep_p);
+	if (!(params->field_mask & UCT_EP_PARAM_FIELD_IFACE)) {
+		ucs_error("gaudi_ipc: an endpoint connects to an interface: "
+			  "iface, dev_addr and iface_addr are required");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	return guarded([&] { return iface_of(params->iface)->create_ep(params, ep_p); });
 }
 
 void ep_destroy(uct_ep_h ep)
@@ -165,6 +171,12 @@ int iface_is_reachable(const uct_iface_h iface, const uct_device_addr_t *dev_add
 }
 
 }  // namespace
+
+ucs_status_t iface_open(uct_md_h md, uct_worker_h worker, const uct_iface_params_t *params,
+			const uct_iface_config_t *config, uct_iface_h *iface_p)
+{
+	return Iface::open(iface_ops(), md, worker, params, config, iface_p);
+}
 
 uct_iface_ops_t *iface_ops()
 {
