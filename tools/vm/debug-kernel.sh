@@ -11,6 +11,7 @@ CACHE=${HL_DEBUG_KERNEL_CACHE:-/var/cache/hlipc-debug-kernel}
 JOBS=$(nproc)
 WANT_VERSION=
 MODE=build
+FLAVOUR=debug
 
 usage() {
 	cat <<EOF
@@ -22,7 +23,7 @@ tools/vm/debug-kernel.config (merged onto allnoconfig), build bzImage and
 modules, and install the image, the modules and the build tree (for
 out-of-tree modules) into the cache.  Nothing is built again while the
 source version and the config are unchanged; a changed config gets a
-build of its own beside the others (the three newest are kept), so
+build of its own beside the others (the four newest are kept), so
 checkouts with different configs can share the cache.
 
 When the archive does not serve that exact source version (security
@@ -40,13 +41,18 @@ options:
                      HLDK_KVER, HLDK_VMLINUZ, HLDK_MODROOT, HLDK_BUILD,
                      ...) of the newest ready build of this checkout's
                      config, or exit 1 if there is none; builds nothing
+  --release          the release flavour: the same kernel (P2PDMA, IOMMU,
+                     DMA engines, the guest's devices) without the
+                     debugging section of the config (no KASAN, lockdep,
+                     ...), named 6.12.x-hlrelease; for benchmarks, whose
+                     timings KASAN distorts.  With --env: its kernel.env
   -h, --help         this text
 
 The cache holds src/VERSION/ (what apt-get source unpacked) and, per
 source version and config, VERSION-KEY/ with build/ (the object tree, also
 the headers for out-of-tree modules: make -C build M=...), install/
 (vmlinuz and lib/modules/KVER), kernel.env and build.log.  'current'
-points at the last one made ready.
+points at the last debug one made ready.
 Packages needed: tools/setup.d/packages/debug-kernel.list (tools/setup.sh).
 EOF
 }
@@ -63,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--jobs) JOBS=$2; shift 2 ;;
 	--source-version) WANT_VERSION=$2; shift 2 ;;
 	--env) MODE='env'; shift ;;
+	--release) FLAVOUR=release; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -71,8 +78,23 @@ done
 # Everything that decides the result of a build besides the source
 # version: a change to any of it gives a build directory of its own.
 BUILD_RECIPE=1
+
+# The config fragment of this flavour: the file itself, or for the
+# release flavour the file up to its debugging section (the last one),
+# under another name.
+DEBUG_SECTION='^# --- the debugging this kernel exists for'
+fragment() {
+	if [ "$FLAVOUR" = debug ]; then
+		cat "$FRAGMENT"
+		return
+	fi
+	grep -q "$DEBUG_SECTION" "$FRAGMENT" ||
+		die "$FRAGMENT has no debugging section to leave out"
+	sed -e "/$DEBUG_SECTION/,\$d" \
+		-e 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-hlrelease"/' "$FRAGMENT"
+}
 config_key() {
-	{ echo "recipe $BUILD_RECIPE"; cat "$FRAGMENT"; } | sha256sum | cut -c1-16
+	{ echo "recipe $BUILD_RECIPE"; fragment; } | sha256sum | cut -c1-16
 }
 
 # The ready stamps of all builds, newest first (our names have no spaces).
@@ -90,7 +112,8 @@ if [ "$MODE" = env ]; then
 			exit 0
 		fi
 	done
-	die "no debug kernel for this checkout's tools/vm/debug-kernel.config in $CACHE; build it with tools/vm/debug-kernel.sh"
+	opt=; [ "$FLAVOUR" = debug ] || opt=" --$FLAVOUR"
+	die "no $FLAVOUR kernel for this checkout's tools/vm/debug-kernel.config in $CACHE; build it with tools/vm/debug-kernel.sh$opt"
 fi
 
 if ! mkdir -p "$CACHE" 2>/dev/null || [ ! -w "$CACHE" ]; then
@@ -207,19 +230,20 @@ if is_ready "$DIR"; then
 	# shellcheck disable=SC1091
 	. "$DIR/kernel.env"
 	say "cached: $HLDK_KVER from $PKG $VER (built in ${HLDK_BUILD_SECONDS:-?} s) in $DIR"
-	ln -sfn "$(basename "$DIR")" "$CACHE/current"
+	[ "$FLAVOUR" = release ] || ln -sfn "$(basename "$DIR")" "$CACHE/current"
 	exit 0
 fi
 
 # --- configure -----------------------------------------------------------
 rm -f "$DIR/ready"
 mkdir -p "$BUILD"
-say "configuring: allnoconfig + $(basename "$FRAGMENT")"
-(cd "$SRC" && scripts/kconfig/merge_config.sh -n -O "$BUILD" "$FRAGMENT") \
+say "configuring the $FLAVOUR kernel: allnoconfig + $(basename "$FRAGMENT")"
+fragment >"$DIR/fragment.config"
+(cd "$SRC" && scripts/kconfig/merge_config.sh -n -O "$BUILD" "$DIR/fragment.config") \
 	>"$DIR/config.log" 2>&1 || { tail -n 20 "$DIR/config.log" >&2; die "configuration failed"; }
 # Every line of the fragment must have taken effect: a silently dropped
 # option (a dependency missing) would give a kernel that checks less.
-missing=$(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)/\1/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1 is not set/p' "$FRAGMENT" |
+missing=$(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)/\1/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1 is not set/p' "$DIR/fragment.config" |
 	while read -r line; do
 		case $line in
 		*" is not set") grep -qE "^${line%% *}=" "$BUILD/.config" && echo "${line%% *} (wanted off)" ;;
@@ -268,11 +292,12 @@ HLDK_INSTALLED_SOURCE='$INST_PKG $INST_VER'
 HLDK_BUILD_SECONDS='$secs'
 EOF
 echo "$KEY" >"$DIR/ready"
-ln -sfn "$(basename "$DIR")" "$CACHE/current"
+[ "$FLAVOUR" = release ] || ln -sfn "$(basename "$DIR")" "$CACHE/current"
 say "ready: $KVER (from $PKG $VER) in $DIR"
 
-# Keep the three newest builds, and the sources they were built from.
-for r in $(ready_stamps | tail -n +4); do
+# Keep the four newest builds (a release one among them), and the
+# sources they were built from.
+for r in $(ready_stamps | tail -n +5); do
 	say "removing the old build ${r%/ready}"
 	rm -rf "${r%/ready}"
 done
