@@ -12,7 +12,7 @@ UcxSide::~UcxSide() = default;
 
 bool UcxSide::open(bool)
 {
-	why_ = "this hl-ipc was built without the UCT bridge (HL_UCT_BRIDGE=OFF)";
+	why_ = "this hl-ipc was built without UCX (HL_UCT_BRIDGE=OFF or HL_IPC_DEMO_UCX=OFF)";
 	return false;
 }
 
