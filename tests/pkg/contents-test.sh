@@ -8,6 +8,12 @@
 #  - the library packages work for a user: programs build against the
 #    unpacked -dev packages with pkg-config and with the CMake packages,
 #    and run against the unpacked runtime packages;
+#  - ucx-gaudi-ipc holds the plugin in UCX's module directory, hl-ucx and
+#    its manual page, and the transport's documentation; it depends on
+#    exactly the installed libucx0 and says so in its version; its hl-ucx
+#    loads the unpacked plugin into ucx_info, which lists gaudi_ipc; the
+#    source package carries UCX's source of that version as its component
+#    "ucx";
 #  - nothing but libhlthunk-verbs1 and its -dev package pulls libibverbs.
 # usage: contents-test.sh DEB_DIR SRC_DIR [KVER...]
 set -euo pipefail
@@ -31,8 +37,10 @@ deb() {
 	[ -n "$f" ] || { echo "package $1 was not built" >&2; exit 1; }
 	echo "$DEBS/$f"
 }
-VERSION=$(dpkg-deb -f "$(deb hl-ipc-tools)" Version)
-echo "packages of version $VERSION"
+DEBVERSION=$(dpkg-deb -f "$(deb hl-ipc-tools)" Version)
+# The DKMS packages' sources and modules carry the upstream version.
+VERSION=${DEBVERSION%-*}
+echo "packages of version $DEBVERSION"
 
 # --- the DKMS packages -----------------------------------------------------
 # tree_files DIR: the tree's files under DIR (git's list when in git).
@@ -149,6 +157,57 @@ for p in lib rdma; do
 		fail "CMake consumer of tests/$p/install against the packages"
 	fi
 done
+
+# --- ucx-gaudi-ipc ---------------------------------------------------------
+U=$TMP/ucx-gaudi-ipc
+UDEB=$(deb ucx-gaudi-ipc)
+dpkg-deb -x "$UDEB" "$U"
+UCXV=$(dpkg-query -W -f '${Version}' libucx0)
+MODULE_DIR=$(ucx_info -c | sed -n 's/^UCX_MODULE_DIR=//p')
+want="./usr/bin/hl-ucx
+.$MODULE_DIR/libuct_gaudi_ipc.so
+./usr/share/doc/ucx-gaudi-ipc/changelog.Debian.gz
+./usr/share/doc/ucx-gaudi-ipc/copyright
+./usr/share/doc/ucx-gaudi-ipc/uct-bridge.md.gz
+./usr/share/man/man1/hl-ucx.1.gz"
+got=$(cd "$U" && find . ! -type d | sort)
+if [ "$got" = "$want" ]; then
+	ok "ucx-gaudi-ipc: the plugin in UCX's module directory ($MODULE_DIR), hl-ucx, hl-ucx(1), the documentation"
+else
+	fail "ucx-gaudi-ipc holds: $(diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/&/p' | tr '\n' ' ')"
+fi
+uver=$(dpkg-deb -f "$UDEB" Version)
+[ "$uver" = "$DEBVERSION+ucx$(tr ':-' '++' <<<"$UCXV")" ] ||
+	fail "ucx-gaudi-ipc has version $uver, not $DEBVERSION+ucx<libucx0 $UCXV>"
+udeps=$(dpkg-deb -f "$UDEB" Depends)
+grep -q "libucx0 (= $UCXV)" <<<"$udeps" ||
+	fail "ucx-gaudi-ipc does not depend on libucx0 (= $UCXV): $udeps"
+grep -q "libhlthunk1 (>= " <<<"$udeps" || fail "ucx-gaudi-ipc does not depend on libhlthunk1: $udeps"
+ok "ucx-gaudi-ipc $uver depends on $udeps"
+grep -q "^built_for='$UCXV'\$" "$U/usr/bin/hl-ucx" ||
+	fail "hl-ucx does not record libucx0 $UCXV: $(grep '^built_for=' "$U/usr/bin/hl-ucx")"
+grep -q "^built_plugin='$MODULE_DIR/libuct_gaudi_ipc.so'\$" "$U/usr/bin/hl-ucx" ||
+	fail "hl-ucx does not look in $MODULE_DIR first: $(grep '^built_plugin=' "$U/usr/bin/hl-ucx")"
+out=$(HL_UCX_PLUGIN=$U$MODULE_DIR/libuct_gaudi_ipc.so LD_LIBRARY_PATH=$LIBDIR \
+	"$U/usr/bin/hl-ucx" ucx_info -d 2>&1) &&
+	grep -q '# *Transport: gaudi_ipc$' <<<"$out" &&
+	grep -q '# *Component: gaudi_ipc$' <<<"$out" &&
+	ok "the package's hl-ucx loads its plugin into ucx_info -d, which lists gaudi_ipc" ||
+	{ echo "$out" | tail -n 20 >&2; fail "hl-ucx ucx_info -d with the package's plugin"; }
+# The source package: UCX's source of exactly that version is its component.
+dsc=$(ls "$DEBS"/*.dsc 2>/dev/null | head -n 1)
+if [ -z "$dsc" ]; then
+	fail "no source package (.dsc) in $DEBS"
+else
+	comp=$(sed -n 's/^ [0-9a-f]\{64\} [0-9]* \(.*\.orig-ucx\.tar\.xz\)$/\1/p' "$dsc" | sort -u)
+	if [ -z "$comp" ] || [ ! -f "$DEBS/$comp" ]; then
+		fail "$(basename "$dsc") has no component orig-ucx"
+	else
+		cv=$(tar -xJOf "$DEBS/$comp" ucx/debian/changelog | dpkg-parsechangelog -l - -SVersion)
+		[ "$cv" = "$UCXV" ] || fail "$comp holds ucx $cv, libucx0 is $UCXV"
+		ok "$(basename "$dsc"): UCX's source $cv is its component ($comp, $(($(stat -c %s "$DEBS/$comp") / 1024)) KiB)"
+	fi
+fi
 
 # --- who pulls libibverbs --------------------------------------------------
 while read -r f; do

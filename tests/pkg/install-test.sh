@@ -16,6 +16,19 @@
 #    installed hl-ipc shows the installed module and both emulated
 #    devices, and a member of hl runs the demo's copies through the
 #    installed libhlthunk;
+#  - ucx-gaudi-ipc: the installed hl-ucx finds the installed plugin by
+#    itself and says where it looked; `hl-ucx ucx_info -d` lists the
+#    gaudi_ipc component, memory domain and transport; a two-process
+#    ucx_perftest put over gaudi_ipc (UCT level, with the two emulated
+#    devices) moves its data through the installed habanalabs_ipc's
+#    channels (its copy counter grows);
+#  - a UCX update (the installed UCX packages repacked with a newer
+#    version, in a local repository): apt-get upgrade keeps it back,
+#    full-upgrade removes ucx-gaudi-ipc for it, dpkg -i refuses it; with
+#    ucx-gaudi-ipc rebuilt for it (repacked so) in the repository,
+#    apt-get upgrade installs both; forced in alone, libucx0 makes hl-ucx
+#    refuse the plugin (exit 126, both versions named); the original
+#    libucx0 back, hl-ucx works again;
 #  - dpkg --purge removes every file the packages and DKMS installed, the
 #    module is gone from /lib/modules and modprobe's index, and dkms
 #    status is empty.
@@ -36,8 +49,12 @@ while read -r f; do
 	PKGS+=("$(dpkg-deb -f "$DEBS/$f" Package)")
 	FILES+=("$DEBS/$f")
 done <"$DEBS/debs.list"
-VERSION=$(dpkg-deb -f "${FILES[0]}" Version)
+# The DKMS modules carry the upstream version (no Debian revision).
+DEBVERSION=$(dpkg-deb -f "$DEBS/$(grep '^habanalabs-ipc-dkms_' "$DEBS/debs.list")" Version)
+VERSION=${DEBVERSION%-*}
 MODDIR=/lib/modules/$KVER/updates/dkms
+# re TEXT: TEXT as a literal in an extended regular expression.
+re() { printf '%s' "$1" | sed 's/[].[+*?()|^$\\]/\\&/g'; }
 
 cleanup() {
 	stop_udevd
@@ -82,7 +99,7 @@ ours() {
 # man-db's trigger would re-index every manual page over 9p.
 rm -f /var/lib/man-db/auto-update
 [ -z "$(dkms status 2>/dev/null)" ] || fail "dkms status is not empty: $(dkms status)"
-echo "packages: ${PKGS[*]} ($VERSION)"
+echo "packages: ${PKGS[*]} ($DEBVERSION)"
 # Only the running kernel's headers: a DKMS build under TCG takes minutes.
 # (The root is an overlay: this removes nothing on the host.)
 OTHERS=()
@@ -207,6 +224,128 @@ as hlmember /usr/bin/hl-ipc demo --sizes 4K,64K >/run/out/demo.log 2>&1 || {
 }
 grep -q "every byte" /run/out/demo.log || fail "the demo printed no results"
 echo "ok: demo as hlmember"
+
+step "ucx-gaudi-ipc: hl-ucx finds the installed plugin; ucx_info lists gaudi_ipc"
+UCXV=$(dpkg-query -W -f '${Version}' libucx0)
+PLUGIN=$(dpkg -L ucx-gaudi-ipc | grep '/ucx/libuct_gaudi_ipc\.so$') ||
+	fail "ucx-gaudi-ipc has no libuct_gaudi_ipc.so"
+MODULE_DIR=$(ucx_info -c | sed -n 's/^UCX_MODULE_DIR=//p')
+[ "$(dirname "$PLUGIN")" -ef "$MODULE_DIR" ] ||
+	fail "the plugin is in $(dirname "$PLUGIN"), UCX's module directory is $MODULE_DIR"
+dpkg-deb -f "$DEBS/$(grep '^ucx-gaudi-ipc_' "$DEBS/debs.list")" Depends |
+	grep -q "libucx0 (= $UCXV)" || fail "ucx-gaudi-ipc does not depend on libucx0 (= $UCXV)"
+[ "$(command -v hl-ucx)" = /usr/bin/hl-ucx ] || fail "hl-ucx on the PATH is '$(command -v hl-ucx)'"
+run_rc 0 hl-ucx-help as hlmember hl-ucx --help
+has hl-ucx-help.out "^  $(re "$PLUGIN")  \(found: used\)"
+has hl-ucx-help.out "built against libucx0 $(re "$UCXV")"
+echo "ok: hl-ucx --help: $(grep -c '(found' /run/out/hl-ucx-help.out) of $(grep -c '^  /' /run/out/hl-ucx-help.out) places hold the plugin, $PLUGIN used"
+man -w hl-ucx | grep -q '/usr/share/man/man1/hl-ucx.1' || fail "man hl-ucx does not find hl-ucx(1)"
+run_rc 0 ucx-info as hlmember hl-ucx ucx_info -d
+for want in "Component: gaudi_ipc" "Memory domain: gaudi_ipc" "Transport: gaudi_ipc" "Device: gaudi"; do
+	has ucx-info.out "# +$want\$"
+done
+echo "ok: hl-ucx ucx_info -d lists the gaudi_ipc component, memory domain and transport on device gaudi"
+
+step "ucx-gaudi-ipc: ucx_perftest puts over gaudi_ipc between two processes"
+ip link set lo up || fail "cannot bring lo up"
+copies() { /usr/bin/hl-ipc status | sed -n 's/^  since load *\([0-9]*\) copies.*/\1/p'; }
+c0=$(copies)
+as hlmember hl-ucx timeout 120 ucx_perftest -p 13337 >/run/out/perftest-server.log 2>&1 &
+srv=$!
+for _ in $(seq 50); do
+	as hlmember hl-ucx timeout 120 ucx_perftest 127.0.0.1 -p 13337 -t put_bw -D zcopy \
+		-x gaudi_ipc -d gaudi -s 1048576 -n 200 -w 20 >/run/out/perftest.log 2>&1
+	rc=$?
+	grep -q "connect() failed" /run/out/perftest.log || break
+	sleep 0.2
+done
+wait $srv
+src=$?
+if [ "$rc" != 0 ] || [ "$src" != 0 ] || ! grep -q '^Final:' /run/out/perftest.log; then
+	cat /run/out/perftest.log /run/out/perftest-server.log >&2
+	fail "ucx_perftest put_bw over gaudi_ipc: client $rc, server $src"
+fi
+c1=$(copies)
+[ "$((c1 - c0))" -ge 220 ] ||
+	fail "habanalabs_ipc counted $((c1 - c0)) copies during 220 puts of ucx_perftest"
+echo "ok: ucx_perftest put_bw zcopy 1 MiB x 220: $(grep '^Final:' /run/out/perftest.log | tr -s ' ')"
+echo "ok: habanalabs_ipc counted $((c1 - c0)) copies for it"
+
+step "a UCX update: held back, or ucx-gaudi-ipc removed, unless a rebuilt ucx-gaudi-ipc comes with it"
+# What an update of UCX in the archive would be: Debian's UCX packages
+# installed here, repacked with a newer version, in a local repository
+# that apt sees alone; and ucx-gaudi-ipc as a rebuild against it would be.
+NEWV=$UCXV+hltest1
+REPO=/run/out/repo
+mkdir -p "$REPO/lists/partial" "$REPO/cache/archives/partial"
+repack() { # PACKAGE VERSION DEB: the installed PACKAGE, as VERSION
+	local d=/run/out/repack-$1
+	rm -rf "$d"
+	mkdir -p "$d/DEBIAN"
+	# (cp -a --parents of an absolute path fails on Debian 12's coreutils.)
+	dpkg -L "$1" | while read -r f; do
+		if [ -L "$f" ] || [ -f "$f" ]; then (cd / && cp -a --parents "${f#/}" "$d") || exit 1; fi
+	done || fail "cannot copy the files of $1"
+	dpkg-query -s "$1" | sed -E -e '/^Status:/d' -e "s/^Version: .*/Version: $2/" \
+		-e "s/libucx0 \\(= $(re "$UCXV")\\)/libucx0 (= $2)/" >"$d/DEBIAN/control"
+	dpkg-deb -Znone --root-owner-group -b "$d" "$3" >/dev/null || fail "cannot repack $1 $2"
+	rm -rf "$d"
+}
+UCXPKGS=$(dpkg-query -W -f '${Package} ${Status}\n' libucx0 libucx-dev ucx-utils 2>/dev/null |
+	awk '/installed$/ { print $1 }')
+for p in $UCXPKGS; do
+	repack "$p" "$NEWV" "$REPO/${p}_new.deb"
+done
+repack libucx0 "$UCXV" /run/out/libucx0-old.deb
+APT=(apt-get -q -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+	-o "Dir::Etc::SourceList=$REPO/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+	-o "Dir::State::Lists=$REPO/lists" -o "Dir::Cache=$REPO/cache")
+echo "deb [trusted=yes] file:$REPO ./" >"$REPO/sources.list"
+index() {
+	(cd "$REPO" && dpkg-scanpackages -m . /dev/null >Packages 2>/dev/null) || fail "dpkg-scanpackages"
+	"${APT[@]}" update >/run/out/apt-update.log 2>&1 || { cat /run/out/apt-update.log >&2; fail "apt-get update"; }
+}
+index
+echo "the repository has: $(cd "$REPO" && ls ./*.deb | tr '\n' ' ')"
+run_rc 0 apt-upgrade "${APT[@]}" -s upgrade
+has apt-upgrade.out "kept back"
+! grep -q "^Inst libucx0 " /run/out/apt-upgrade.out || fail "apt-get upgrade installs libucx0 $NEWV"
+echo "ok: apt-get upgrade keeps libucx0 $NEWV back: $(sed -n '/kept back/{n;p}' /run/out/apt-upgrade.out | tr -s ' ')"
+run_rc 0 apt-full "${APT[@]}" -s full-upgrade
+has apt-full.out "^Remv ucx-gaudi-ipc "
+has apt-full.out "^Inst libucx0 \[$(re "$UCXV")\] \($(re "$NEWV") "
+echo "ok: apt-get full-upgrade removes ucx-gaudi-ipc to install libucx0 $NEWV"
+run_rc 1 dpkg-new dpkg -i "$REPO/libucx0_new.deb"
+has dpkg-new.err "ucx-gaudi-ipc depends on libucx0 \(= $(re "$UCXV")\)"
+[ "$(dpkg-query -W -f '${Version}' libucx0)" = "$UCXV" ] || fail "dpkg installed libucx0 $NEWV"
+echo "ok: dpkg -i refuses libucx0 $NEWV: $(grep -m1 'ucx-gaudi-ipc depends on' /run/out/dpkg-new.err | sed 's/^ *//')"
+# The rebuild: its version names the new UCX, it depends on it.
+d=/run/out/rebuilt
+dpkg-deb -R "$DEBS/$(grep '^ucx-gaudi-ipc_' "$DEBS/debs.list")" "$d" || fail "dpkg-deb -R"
+UV=$(sed -n 's/^Version: //p' "$d/DEBIAN/control")
+sed -E -i -e "s/^Version: .*/Version: ${UV%+ucx*}+ucx$(tr ':-' '++' <<<"$NEWV")/" \
+	-e "s/libucx0 \\(= $(re "$UCXV")\\)/libucx0 (= $NEWV)/" "$d/DEBIAN/control"
+dpkg-deb -Znone --root-owner-group -b "$d" "$REPO/ucx-gaudi-ipc_rebuilt.deb" >/dev/null || fail "cannot repack ucx-gaudi-ipc"
+rm -rf "$d"
+index
+run_rc 0 apt-rebuilt "${APT[@]}" -s upgrade
+has apt-rebuilt.out "^Inst ucx-gaudi-ipc "
+has apt-rebuilt.out "^Inst libucx0 \[$(re "$UCXV")\] \($(re "$NEWV") "
+! grep -Eq "^Remv |kept back" /run/out/apt-rebuilt.out || fail "apt-get upgrade still removes or keeps back: $(grep -E '^Remv |kept back' /run/out/apt-rebuilt.out)"
+echo "ok: with ucx-gaudi-ipc rebuilt for it, apt-get upgrade installs both: $(grep '^Inst ucx-gaudi-ipc' /run/out/apt-rebuilt.out)"
+# Forced in anyway, libucx0 $NEWV makes hl-ucx refuse the plugin.
+run_rc 0 dpkg-forced dpkg --force-depends -i "$REPO/libucx0_new.deb"
+run_rc 126 hl-ucx-mismatch as hlmember hl-ucx ucx_info -d
+has hl-ucx-mismatch.err "built against libucx0 $(re "$UCXV"), but libucx0 $(re "$NEWV")"
+! grep -q gaudi_ipc /run/out/hl-ucx-mismatch.out || fail "hl-ucx ran ucx_info with the mismatched plugin"
+echo "ok: forced in, it makes hl-ucx refuse the plugin: $(head -n 1 /run/out/hl-ucx-mismatch.err)"
+run_rc 0 dpkg-old dpkg -i /run/out/libucx0-old.deb
+run_rc 0 ucx-info-again as hlmember hl-ucx ucx_info -d
+has ucx-info-again.out "# +Transport: gaudi_ipc\$"
+dpkg --audit >/run/out/audit.log 2>&1
+[ ! -s /run/out/audit.log ] || { cat /run/out/audit.log >&2; fail "dpkg --audit reports problems"; }
+echo "ok: libucx0 $UCXV back, hl-ucx loads the plugin again"
+rm -rf "$REPO" /run/out/libucx0-old.deb
 stop_udevd
 rmmod habanalabs_sim || fail "rmmod habanalabs_sim"
 modprobe -r habanalabs_ipc || fail "modprobe -r habanalabs_ipc"

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# lintian on the built packages: any error fails, and so does any warning
-# (the packages have none; an accepted one goes into debian/*.lintian-
-# overrides with its reason).  Informational tags are printed only.
+# lintian on the built packages and on the source package (the .dsc,
+# with its component ucx): any error fails, and so does any warning (the
+# packages have none; an accepted one goes into debian/*.lintian-overrides,
+# or debian/source/lintian-overrides, with its reason).  Informational
+# tags are printed only.
 # usage: lintian-test.sh DEB_DIR
 set -euo pipefail
 DEBS=$(realpath "$1")
 [ -s "$DEBS/debs.list" ] || { echo "no $DEBS/debs.list: build the packages first (tools/build-debs.sh)" >&2; exit 1; }
 command -v lintian >/dev/null || { echo "lintian not found: run tools/setup.sh" >&2; exit 1; }
-mapfile -t debs < <(sed "s,^,$DEBS/," "$DEBS/debs.list")
+[ -s "$DEBS/source.list" ] || { echo "no $DEBS/source.list: build the packages with tools/build-debs.sh" >&2; exit 1; }
+mapfile -t debs < <(sed "s,^,$DEBS/," "$DEBS/debs.list"; grep '\.dsc$' "$DEBS/source.list" | sed "s,^,$DEBS/,")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-echo "lintian $(lintian --version | awk '{print $2}') on ${#debs[@]} packages"
+echo "lintian $(lintian --version | awk '{print $2}') on ${#debs[@]} packages (the source package among them)"
 # --fail-on error,warning: the exit status; --info adds the explanation of
 # each tag reported.
 rc=0
