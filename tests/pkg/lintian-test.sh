@@ -17,11 +17,11 @@ echo "lintian $(lintian --version | awk '{print $2}') on ${#debs[@]} packages (t
 # --fail-on error,warning: the exit status; --info adds the explanation of
 # each tag reported.
 rc=0
-lintian --fail-on error,warning --display-info --info --allow-root \
+lintian --fail-on error,warning --display-info --show-overrides --info --allow-root \
 	"${debs[@]}" >"$out" 2>&1 || rc=$?
 cat "$out"
 if [ "$rc" != 0 ]; then
 	echo "lintian failed (status $rc): fix the packaging, or add an override with its reason" >&2
 	exit 1
 fi
-echo "PASS: no lintian errors or warnings ($(grep -c '^I: ' "$out" || true) informational tags)"
+echo "PASS: no lintian errors or warnings ($(grep -c '^I: ' "$out" || true) informational tags, $(grep -c '^O: ' "$out" || true) overridden)"
