@@ -27,8 +27,9 @@
 #    full-upgrade removes ucx-gaudi-ipc for it; dpkg -i installs it and
 #    leaves ucx-gaudi-ipc's dependency broken (apt-get check says so), and
 #    hl-ucx then refuses the plugin (exit 126, both versions named); the
-#    original libucx0 back, hl-ucx works again; with ucx-gaudi-ipc rebuilt
-#    for it (repacked so) in the repository, apt-get upgrade installs both;
+#    original libucx0 back, hl-ucx works again; ucx-gaudi-ipc rebuilt for
+#    it (repacked so): apt-get install of it from a file takes the new UCX
+#    with it, and in the repository apt-get upgrade installs both;
 #  - dpkg --purge removes every file the packages and DKMS installed, the
 #    module is gone from /lib/modules and modprobe's index, and dkms
 #    status is empty.
@@ -154,8 +155,17 @@ ucx_upgrade_test() {
 	UV=$(sed -n 's/^Version: //p' "$d/DEBIAN/control")
 	sed -E -i -e "s/^Version: .*/Version: ${UV%+ucx*}+ucx$(tr ':-' '++' <<<"$NEWV")/" \
 		-e "s/libucx0 \\(= $(re "$UCXV")\\)/libucx0 (= $NEWV)/" "$d/DEBIAN/control"
-	dpkg-deb -Znone --root-owner-group -b "$d" "$REPO/ucx-gaudi-ipc_rebuilt.deb" >/dev/null || fail "cannot repack ucx-gaudi-ipc"
+	dpkg-deb -Znone --root-owner-group -b "$d" /run/out/ucx-gaudi-ipc_rebuilt.deb >/dev/null ||
+		fail "cannot repack ucx-gaudi-ipc"
 	rm -rf "$d"
+	# From a file, apt takes the new UCX from the repository with it.
+	run_rc 0 apt-file apt_local -s install /run/out/ucx-gaudi-ipc_rebuilt.deb
+	has apt-file.out "^Inst ucx-gaudi-ipc "
+	has apt-file.out "^Inst libucx0 \[$(re "$UCXV")\] \($(re "$NEWV") "
+	! grep -Eq "^Remv " /run/out/apt-file.out || fail "apt-get install of the rebuild removes: $(grep '^Remv ' /run/out/apt-file.out)"
+	echo "ok: apt-get install of the rebuilt ucx-gaudi-ipc from a file installs libucx0 $NEWV with it, removes nothing"
+	# From the repository, apt-get upgrade installs both.
+	mv /run/out/ucx-gaudi-ipc_rebuilt.deb "$REPO/"
 	index
 	run_rc 0 apt-rebuilt apt_local -s upgrade
 	has apt-rebuilt.out "^Inst ucx-gaudi-ipc "
