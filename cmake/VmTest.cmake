@@ -40,9 +40,11 @@
 #
 # USERSPACE marks a test whose subject is userspace code (a tool, the
 # library's own logic, a benchmark's smoke run): the kernel paths it
-# reaches are those the kernel's own tests drive, so it runs on the debug
-# kernel only when HL_DEBUG_ALL_TESTS is ON (the suite's time budget;
-# see Documentation/testing.md).
+# reaches are those the kernel's own tests drive on every kernel, so it
+# runs on the first of its kernels only (6.1, Debian 12's own, by
+# default), and on the others and the debug kernel only when
+# HL_USERSPACE_ALL_KERNELS or HL_DEBUG_ALL_TESTS is ON (the suite's time
+# budget; see Documentation/testing.md).
 #
 # COST is the test's run time in seconds on an idle machine (6.12; twice
 # that on the debug kernel).  CTest starts the costliest tests first, so
@@ -64,6 +66,8 @@ set(HL_DEBUG_KNOWN_REPORTS)
 
 option(HL_DEBUG_ALL_TESTS
   "Run the USERSPACE VM tests on the debug kernel too" OFF)
+option(HL_USERSPACE_ALL_KERNELS
+  "Run the USERSPACE VM tests on every supported kernel, not the first only" OFF)
 
 function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
@@ -79,6 +83,14 @@ function(hl_add_vm_test name)
   endif()
   if(NOT A_KERNELS)
     set(A_KERNELS ${HL_KERNEL_SERIES})
+  endif()
+  # The debug kernel is built from 6.12 sources.
+  set(_debug_ok FALSE)
+  if("6.12" IN_LIST A_KERNELS)
+    set(_debug_ok TRUE)
+  endif()
+  if(A_USERSPACE AND NOT HL_USERSPACE_ALL_KERNELS AND NOT A_KERNELS STREQUAL "")
+    list(GET A_KERNELS 0 A_KERNELS)
   endif()
   if(A_USERSPACE AND NOT HL_DEBUG_ALL_TESTS)
     set(A_NO_DEBUG TRUE)
@@ -132,7 +144,7 @@ function(hl_add_vm_test name)
       LABELS "${_labels};vm-${_series}" TIMEOUT ${_ctest_timeout}
       RUN_SERIAL ${_serial} COST ${A_COST})
   endforeach()
-  if(HL_DEBUG_KVER AND "6.12" IN_LIST A_KERNELS AND NOT A_NO_DEBUG)
+  if(HL_DEBUG_KVER AND _debug_ok AND NOT A_NO_DEBUG)
     math(EXPR _dt "${A_TIMEOUT} * ${HL_DEBUG_TIMEOUT_FACTOR}")
     math(EXPR _ctest_dt "${_dt} + 120")
     set(_known "")
