@@ -184,6 +184,10 @@ apply_edits() { # TREE
 		's/if \(has_transport\("tcp"\)\) \{\n(\s*check_perf = false;)/if (has_transport("tcp") || has_transport("gaudi_ipc")) {\n$1/'
 	edit "$g/test_zcopy_comp.cc" "issue1440 sends a hundredth for gaudi_ipc" \
 		's/(\n(\s*)int num_large_sends = 1000 \/ ucs::test_time_multiplier\(\);\n)/$1$2if (has_transport("gaudi_ipc")) {\n$2    num_small_sends \/= 100;\n$2    num_large_sends \/= 100;\n$2}\n/'
+	edit "$g/test_md.cc" "invalidate packs the whole key" \
+		's/(\n\s*)std::set<uint64_t> keys_set;(.*?\n\s*)uint64_t key;(.*?)uct_md_mkey_pack_v2\(md\(\), memh, &pack_params, &key\);/$1std::set<std::string> keys_set;$2std::string key(md_attr().rkey_packed_size, 0);$3uct_md_mkey_pack_v2(md(), memh, \&pack_params, \&key[0]);/s'
+	edit "$g/test_md.cc" "invalidate runs a twentieth of its rounds for gaudi_ipc" \
+		's/(const int limit\s*= )2000( \/ ucs::test_time_multiplier\(\);)/$1(GetParam().md_name == "gaudi_ipc" ? 100 : 2000)$2/'
 	edit "$g/test_peer_failure.cc" "keepalive.killed skips gaudi_ipc" \
 		's/(UCS_TEST_SKIP_COND_P\(test_uct_peer_failure_keepalive, killed,\n.*\n\{\n)/$1    if (has_transport("gaudi_ipc")) {\n        UCS_TEST_SKIP_R("gaudi_ipc detects only a real process death, which this case fakes");\n    }\n/'
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <ucs/async/async_fwd.h>
+#include <uct/api/v2/uct_v2.h>
 
 #include <chrono>
 #include <cstdio>
@@ -261,6 +262,20 @@ void Registration::dereg()
 	if (memh_)
 		uct_md_mem_dereg(Domain::get().md, memh_);
 	memh_ = nullptr;
+}
+
+ucs_status_t Registration::invalidate(uct_completion_t *comp)
+{
+	uct_md_mem_dereg_params_t p;
+	p.field_mask = UCT_MD_MEM_DEREG_FIELD_MEMH | UCT_MD_MEM_DEREG_FIELD_FLAGS |
+		       UCT_MD_MEM_DEREG_FIELD_COMPLETION;
+	p.memh = memh_;
+	p.flags = UCT_MD_MEM_DEREG_FLAG_INVALIDATE;
+	p.comp = comp;
+	ucs_status_t st = uct_md_mem_dereg_v2(Domain::get().md, &p);
+	if (st == UCS_OK)
+		memh_ = nullptr;
+	return st;
 }
 
 RemoteKey::RemoteKey(const std::vector<uint8_t> &packed)

@@ -127,6 +127,8 @@ public:
 	uct_mem_h memh() const { return memh_; }
 	const std::vector<uint8_t> &packed() const { return packed_; }
 	void dereg();
+	// Deregisters with UCT_MD_MEM_DEREG_FLAG_INVALIDATE and comp.
+	ucs_status_t invalidate(uct_completion_t *comp);
 
 private:
 	uct_mem_h memh_ = nullptr;

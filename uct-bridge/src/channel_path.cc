@@ -71,7 +71,7 @@ ucs_status_t ChannelPath::init(ucs_ternary_auto_value_t mode)
 	on_ = true;
 	// The bounce buffer of short and buffered copies: registered once, so
 	// those copies are one ioctl.
-	bounce_ = hlipc::Mapping::map(set_.bcopy_size, PROT_READ | PROT_WRITE,
+	bounce_ = hlipc::Mapping::map(set_.bcopy_size + kPackRoom, PROT_READ | PROT_WRITE,
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!bounce_.valid())
 		return UCS_ERR_NO_MEMORY;
@@ -199,11 +199,19 @@ ucs_status_t ChannelPath::put_short(Route &r, const Target &t, const void *buffe
 	return bounce_copy(false, length, r, t);
 }
 
+ucs_status_t ChannelPath::get_short(Route &r, const Target &t, void *buffer, unsigned length)
+{
+	ucs_status_t st = bounce_copy(true, length, r, t);
+	if (st == UCS_OK)
+		memcpy(buffer, bounce_.bytes(), length);
+	return st;
+}
+
 ssize_t ChannelPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pack, void *arg)
 {
 	const size_t len = pack(bounce_.bytes(), arg);
 	if (len > set_.bcopy_size)
-		return UCS_ERR_EXCEEDS_LIMIT;
+		return packed_too_long(len, set_.bcopy_size);
 	if (len > t.room())
 		return check_remote(*t.rk, t.addr, len, true);
 	if (len) {

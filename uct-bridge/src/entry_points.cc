@@ -40,6 +40,12 @@ ucs_status_t ep_put_short(uct_ep_h ep, const void *buffer, unsigned length,
 	return guarded([&] { return ep_of(ep)->put_short(buffer, length, remote_addr, rkey); });
 }
 
+ucs_status_t ep_get_short(uct_ep_h ep, void *buffer, unsigned length, uint64_t remote_addr,
+			  uct_rkey_t rkey)
+{
+	return guarded([&] { return ep_of(ep)->get_short(buffer, length, remote_addr, rkey); });
+}
+
 ssize_t ep_put_bcopy(uct_ep_h ep, uct_pack_callback_t pack_cb, void *arg,
 		     uint64_t remote_addr, uct_rkey_t rkey)
 {
@@ -186,7 +192,7 @@ uct_iface_ops_t *iface_ops()
 		o.ep_put_short = ep_put_short;
 		o.ep_put_bcopy = ep_put_bcopy;
 		o.ep_put_zcopy = ep_put_zcopy;
-		o.ep_get_short = unsupported;
+		o.ep_get_short = ep_get_short;
 		o.ep_get_bcopy = ep_get_bcopy;
 		o.ep_get_zcopy = ep_get_zcopy;
 		o.ep_am_short = unsupported;

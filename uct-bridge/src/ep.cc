@@ -184,11 +184,37 @@ ssize_t Ep::put_bcopy_without_key(uct_pack_callback_t pack_cb, void *arg)
 {
 	// Only the length tells an empty put (UCX's way with empty buffers)
 	// from a mistake: pack into a buffer of our own to learn it.
-	std::vector<unsigned char> scratch(shared_.bcopy_size);
+	std::vector<unsigned char> scratch(shared_.bcopy_size + kPackRoom);
 	const size_t len = pack_cb(scratch.data(), arg);
 	if (len == 0)
 		return 0;
+	if (len > shared_.bcopy_size)
+		return packed_too_long(len, shared_.bcopy_size);
 	return check_key(UCT_INVALID_RKEY);
+}
+
+ucs_status_t Ep::get_short(void *buffer, unsigned length, uint64_t remote_addr,
+			   uct_rkey_t rkey)
+{
+	if (length > EpShared::kMaxShort) {
+		ucs_error("gaudi_ipc: get_short length %u is above its maximum %zu "
+			  "(get_bcopy or get_zcopy move more)", length, EpShared::kMaxShort);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (length == 0)
+		return may_start();
+	Local local;
+	local.get = true;
+	Target t;
+	Path *path;
+	ucs_status_t st = begin(rkey, remote_addr, length, false, local, &t, &path);
+	if (st == UCS_OK)
+		st = path->get_short(route_, t, buffer, length);
+	if (st == UCS_OK) {
+		path->count(length);
+		UCT_TL_EP_STAT_OP(&h_.super, GET, SHORT, length);
+	}
+	return st;
 }
 
 ucs_status_t Ep::get_bcopy(uct_unpack_callback_t unpack_cb, void *arg, size_t length,

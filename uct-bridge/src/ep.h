@@ -44,6 +44,8 @@ public:
 			       uint64_t remote_addr, uct_rkey_t rkey);
 	ssize_t put_bcopy(uct_pack_callback_t pack_cb, void *arg,
 			  uint64_t remote_addr, uct_rkey_t rkey);
+	ucs_status_t get_short(void *buffer, unsigned length, uint64_t remote_addr,
+			       uct_rkey_t rkey);
 	ucs_status_t put_zcopy(const uct_iov_t *iov, size_t iovcnt,
 			       uint64_t remote_addr, uct_rkey_t rkey,
 			       uct_completion_t *comp);

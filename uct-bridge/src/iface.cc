@@ -205,7 +205,18 @@ ucs_status_t Iface::query(uct_iface_attr_t *attr) const
 			  UCT_IFACE_FLAG_PUT_ZCOPY | UCT_IFACE_FLAG_GET_BCOPY |
 			  UCT_IFACE_FLAG_GET_ZCOPY | UCT_IFACE_FLAG_PENDING |
 			  UCT_IFACE_FLAG_CONNECT_TO_IFACE |
-			  UCT_IFACE_FLAG_ERRHANDLE_PEER_FAILURE | UCT_IFACE_FLAG_EP_CHECK;
+			  UCT_IFACE_FLAG_ERRHANDLE_PEER_FAILURE | UCT_IFACE_FLAG_EP_CHECK |
+			  // Refused, with an error logged, before anything moves:
+			  // a local buffer outside its memory handle, a remote
+			  // range outside its key, a packer past max_bcopy.
+			  UCT_IFACE_FLAG_ERRHANDLE_ZCOPY_BUF |
+			  UCT_IFACE_FLAG_ERRHANDLE_REMOTE_MEM |
+			  UCT_IFACE_FLAG_ERRHANDLE_BCOPY_LEN;
+	// get_short completes inside the call: only channels do (a staged
+	// get waits for the peer's serving thread).
+	const bool get_short = shared_.paths[kStagedPath] == nullptr;
+	if (get_short)
+		attr->cap.flags |= UCT_IFACE_FLAG_GET_SHORT;
 	attr->cap.event_flags = UCT_IFACE_FLAG_EVENT_SEND_COMP |
 				UCT_IFACE_FLAG_EVENT_RECV | UCT_IFACE_FLAG_EVENT_FD;
 	attr->cap.put.max_short = EpShared::kMaxShort;
@@ -215,7 +226,7 @@ ucs_status_t Iface::query(uct_iface_attr_t *attr) const
 	attr->cap.put.opt_zcopy_align = 1;
 	attr->cap.put.align_mtu = 1;
 	attr->cap.put.max_iov = kMaxIov;
-	attr->cap.get.max_short = 0;
+	attr->cap.get.max_short = get_short ? EpShared::kMaxShort : 0;
 	attr->cap.get.max_bcopy = shared_.bcopy_size;
 	attr->cap.get.min_zcopy = 0;
 	attr->cap.get.max_zcopy = SIZE_MAX;

@@ -153,8 +153,10 @@ Md::Md(uct_component_t *component, const MdConfig &)
 
 ucs_status_t Md::query(uct_md_attr_t *attr) const
 {
+	// INVALIDATE: every deregistration revokes the handle's keys before it
+	// returns (mem_dereg), so an invalidating one completes at once.
 	attr->cap.flags = UCT_MD_FLAG_REG | UCT_MD_FLAG_NEED_MEMH |
-			  UCT_MD_FLAG_NEED_RKEY;
+			  UCT_MD_FLAG_NEED_RKEY | UCT_MD_FLAG_INVALIDATE;
 	attr->cap.max_alloc = 0;
 	attr->cap.max_reg = ULONG_MAX;
 	attr->cap.reg_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
@@ -329,7 +331,14 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 
 ucs_status_t Md::mem_dereg(const uct_md_mem_dereg_params_t *params)
 {
-	UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 0);
+	UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 1);
+	const unsigned flags = UCT_MD_MEM_DEREG_FIELD_VALUE(params, flags, FIELD_FLAGS, 0);
+	uct_completion_t *comp = UCT_MD_MEM_DEREG_FIELD_VALUE(params, comp, FIELD_COMPLETION,
+							      nullptr);
+	if ((flags & UCT_MD_MEM_DEREG_FLAG_INVALIDATE) && !comp) {
+		ucs_error("gaudi_ipc: an invalidating deregistration needs a completion");
+		return UCS_ERR_INVALID_PARAM;
+	}
 	std::unique_ptr<Memh> m(static_cast<Memh *>(params->memh));
 	// Both paths wait for pieces in service: the kernel for channel
 	// copies inside the regions, the registry for the staged pieces the
@@ -338,6 +347,9 @@ ucs_status_t Md::mem_dereg(const uct_md_mem_dereg_params_t *params)
 	deregister_regions(*m);
 	if (m->stage_key)
 		Registry::get().remove(m->stage_key);
+	// Invalidated: no peer reaches the memory through its keys any more.
+	if (flags & UCT_MD_MEM_DEREG_FLAG_INVALIDATE)
+		uct_invoke_completion(comp, UCS_OK);
 	return UCS_OK;
 }
 

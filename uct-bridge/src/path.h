@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <cinttypes>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,21 @@
 #include "ucx.h"
 
 namespace gaudi_ipc {
+
+// Room a buffered put gives its packer past max_bcopy (the interface's
+// BCOPY_SIZE).  A packer that writes too much is refused, with an error
+// that names the length (UCT_IFACE_FLAG_ERRHANDLE_BCOPY_LEN); within this
+// room its overrun lands in memory of ours that nothing else uses.
+constexpr size_t kPackRoom = 4096;
+
+// The error of a buffered put whose packer wrote len bytes, above max.
+inline ucs_status_t packed_too_long(size_t len, uint64_t max)
+{
+	ucs_error("gaudi_ipc: put_bcopy: the pack callback wrote %zu bytes, above the length "
+		  "limit max_bcopy %" PRIu64,
+		  len, max);
+	return UCS_ERR_EXCEEDS_LIMIT;
+}
 
 // The remote side of an operation: memory of a remote key, checked to lie
 // inside the key's range (and to be writable for a put).
@@ -67,7 +83,12 @@ public:
 	// Operations, once reaches() said yes.  As UCT's calls return.
 	virtual ucs_status_t put_short(Route &r, const Target &t, const void *buffer,
 				       unsigned length) = 0;
-	// Packs at most the interface's BCOPY_SIZE, and refuses more.
+	// Completed inside the call, or not at all: only a path whose copies
+	// are synchronous offers it (the interface then says GET_SHORT).
+	virtual ucs_status_t get_short(Route &r, const Target &t, void *buffer,
+				       unsigned length) = 0;
+	// Packs at most the interface's BCOPY_SIZE, and refuses more (the
+	// packer's buffer has kPackRoom bytes more).
 	virtual ssize_t put_bcopy(Route &r, const Target &t, uct_pack_callback_t pack,
 				  void *arg) = 0;
 	virtual ucs_status_t get_bcopy(Route &r, const Target &t, uct_unpack_callback_t unpack,

@@ -145,6 +145,17 @@ ucs_status_t StagedPath::put_short(Route &r, const Target &t, const void *buffer
 	return UCS_OK;
 }
 
+ucs_status_t StagedPath::get_short(Route &, const Target &, void *, unsigned)
+{
+	// A staged get completes when the peer's serving thread has copied,
+	// which may be this process's own async thread, held by the caller:
+	// it cannot complete inside the call.  The interface does not offer
+	// get_short while this path is on.
+	ucs_error("gaudi_ipc: get_short needs the channel path alone "
+		  "(UCX_GAUDI_IPC_CHANNELS=y); use get_bcopy or get_zcopy");
+	return UCS_ERR_UNSUPPORTED;
+}
+
 ssize_t StagedPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pack, void *arg)
 {
 	ucs_status_t st;
@@ -153,10 +164,10 @@ ssize_t StagedPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pac
 		return st;
 	StagedPeer &p = *link->peer;
 	const uint64_t room = t.room();
-	if (set_.bcopy_size <= p.mb.geometry().slot_size) {
+	if (set_.bcopy_size + kPackRoom <= p.mb.geometry().slot_size) {
 		// The packer writes at most max_bcopy (our BCOPY_SIZE), which
-		// fits the peer's slot: straight into it, after the operations
-		// waiting for slots.
+		// fits the peer's slot with the room for an overrun: straight
+		// into it, after the operations waiting for slots.
 		if (!backlog_.empty())
 			return UCS_ERR_NO_RESOURCE;
 		int slot = claim(p);
@@ -164,7 +175,7 @@ ssize_t StagedPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pac
 			return UCS_ERR_NO_RESOURCE;
 		const auto i = static_cast<uint32_t>(slot);
 		const size_t len = pack(p.mb.staging(i), arg);
-		st = len > set_.bcopy_size ? UCS_ERR_EXCEEDS_LIMIT
+		st = len > set_.bcopy_size ? packed_too_long(len, set_.bcopy_size)
 		     : len > room          ? check_remote(*t.rk, t.addr, len, true)
 					   : UCS_OK;
 		if (st != UCS_OK || len == 0) {
@@ -182,9 +193,9 @@ ssize_t StagedPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pac
 	if (!p.mb.any_free())
 		return UCS_ERR_NO_RESOURCE;
 	StagedOp *op = start(r, nullptr, t);
-	op->bounce.resize(set_.bcopy_size);
+	op->bounce.resize(set_.bcopy_size + kPackRoom);
 	const size_t len = pack(op->bounce.data(), arg);
-	st = len > set_.bcopy_size ? UCS_ERR_EXCEEDS_LIMIT
+	st = len > set_.bcopy_size ? packed_too_long(len, set_.bcopy_size)
 	     : len > room          ? check_remote(*t.rk, t.addr, len, true)
 				   : UCS_OK;
 	if (st != UCS_OK || len == 0) {

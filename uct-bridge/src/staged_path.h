@@ -75,6 +75,8 @@ public:
 			    const Local &local) const override;
 	ucs_status_t put_short(Route &r, const Target &t, const void *buffer,
 			       unsigned length) override;
+	ucs_status_t get_short(Route &r, const Target &t, void *buffer,
+			       unsigned length) override;
 	ssize_t put_bcopy(Route &r, const Target &t, uct_pack_callback_t pack,
 			  void *arg) override;
 	ucs_status_t get_bcopy(Route &r, const Target &t, uct_unpack_callback_t unpack,
