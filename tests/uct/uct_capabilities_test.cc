@@ -8,7 +8,8 @@
 //    a pack callback that writes past max_bcopy are refused with an error
 //    status and an error message, and nothing reaches the peer;
 //  - the memory domain's INVALIDATE: an invalidating deregistration
-//    completes once its keys reach nothing, which is before it returns.
+//    revokes its own keys before it returns and completes once no
+//    registration reaches any byte of its memory.
 #include <cstdarg>
 #include <cstring>
 #include <memory>
@@ -231,37 +232,61 @@ TEST_F(Bridge, InvalidatedKeysReachNothing)
 		// The owner is this process: an endpoint to its own interface.
 		uct_ep_h ep;
 		ASSERT_EQ(i.connect(i.address(), &ep), UCS_OK);
-		Buffer target(Buffer::Host, kLen), src(Buffer::Host, kLen);
+		Buffer target(Buffer::Host, 2 * kLen), src(Buffer::Host, kLen);
 		ASSERT_TRUE(target.ok() && src.ok());
 		memset(src.cpu(), 0x3c, kLen);
 		Registration lreg(src.addr(), kLen);
 		ASSERT_EQ(lreg.status(), UCS_OK);
 		auto reg = std::make_unique<Registration>(target.addr(), kLen);
+		// Another registration of half of that memory, and one of the
+		// memory beside it.
+		auto half = std::make_unique<Registration>(target.addr() + kLen / 2, kLen / 2);
+		Registration beside(target.addr() + kLen, kLen);
 		ASSERT_EQ(reg->status(), UCS_OK);
-		// A second handle of the same memory, deregistered plainly,
-		// neither completes anything nor revokes the first.
-		auto other = std::make_unique<Registration>(target.addr(), kLen);
-		ASSERT_EQ(other->status(), UCS_OK);
-		RemoteKey rk(reg->packed()), rk_other(other->packed());
+		ASSERT_EQ(half->status(), UCS_OK);
+		ASSERT_EQ(beside.status(), UCS_OK);
+		RemoteKey rk(reg->packed()), rk_half(half->packed());
 		ASSERT_EQ(rk.status(), UCS_OK);
-		other.reset();
+		ASSERT_EQ(rk_half.status(), UCS_OK);
 		ASSERT_EQ(zcopy(i, ep, false, src.addr(), lreg.memh(), target.addr(), rk.rkey(), 4096),
 			  UCS_OK);
 		EXPECT_EQ(target.cpu()[4095], 0x3c);
 
+		// The handle's own keys reach nothing once the call returned;
+		// the invalidation completes once no registration reaches any
+		// of its bytes: after the second one, whatever the third does.
 		Completion c(1);
 		ASSERT_EQ(reg->invalidate(&c.comp), UCS_OK);
-		EXPECT_TRUE(c.done) << "an invalidation that completes after it returned";
-		EXPECT_EQ(c.status, UCS_OK);
-		memset(target.cpu(), 0, kLen);
+		reg.reset();
+		EXPECT_FALSE(c.done) << "completed while another key still reaches the memory";
+		memset(target.cpu(), 0, 2 * kLen);
 		ErrorLog log;
-		for (uct_rkey_t key : {rk.rkey(), rk_other.rkey()})
-			EXPECT_NE(zcopy(i, ep, false, src.addr(), lreg.memh(), target.addr(), key,
-					kLen),
-				  UCS_OK);
+		EXPECT_NE(zcopy(i, ep, false, src.addr(), lreg.memh(), target.addr(), rk.rkey(), kLen),
+			  UCS_OK);
 		(void)log.take();
-		EXPECT_EQ(check_zero(target.cpu(), kLen), -1)
-			<< "a key of invalidated memory still wrote into it";
+		EXPECT_EQ(check_zero(target.cpu(), 2 * kLen), -1)
+			<< "a key of the invalidated handle still wrote into the memory";
+		EXPECT_EQ(zcopy(i, ep, false, src.addr(), lreg.memh(), target.addr() + kLen / 2,
+				rk_half.rkey(), 64),
+			  UCS_OK)
+			<< "another registration of the memory lost its key";
+		half->dereg();
+		EXPECT_TRUE(c.done) << "not completed when the last registration of the memory went";
+		EXPECT_EQ(c.status, UCS_OK);
+		half.reset();
+		memset(target.cpu(), 0, 2 * kLen);
+		EXPECT_NE(zcopy(i, ep, false, src.addr(), lreg.memh(), target.addr() + kLen / 2,
+				rk_half.rkey(), 64),
+			  UCS_OK);
+		(void)log.take();
+		EXPECT_EQ(check_zero(target.cpu(), 2 * kLen), -1);
+
+		// With no other registration, it completes inside the call.
+		Registration alone(target.addr(), kLen);
+		ASSERT_EQ(alone.status(), UCS_OK);
+		Completion c2(1);
+		ASSERT_EQ(alone.invalidate(&c2.comp), UCS_OK);
+		EXPECT_TRUE(c2.done);
 		uct_ep_destroy(ep);
 	}
 }

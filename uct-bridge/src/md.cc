@@ -151,10 +151,22 @@ Md::Md(uct_component_t *component, const MdConfig &)
 	h_.self = this;
 }
 
+Md::~Md()
+{
+	// Registrations never deregistered hold these back: they end unfinished.
+	auto left = invalidations_.drain();
+	if (!left.empty())
+		ucs_warn("gaudi_ipc: memory domain closed with %zu invalidations waiting for "
+			 "registrations that were never deregistered", left.size());
+	for (uct_completion_t *c : left)
+		uct_invoke_completion(c, UCS_ERR_CANCELED);
+}
+
 ucs_status_t Md::query(uct_md_attr_t *attr) const
 {
 	// INVALIDATE: every deregistration revokes the handle's keys before it
-	// returns (mem_dereg), so an invalidating one completes at once.
+	// returns (mem_dereg); an invalidating one completes when the last
+	// registration of its memory is gone (invalidations.h).
 	attr->cap.flags = UCT_MD_FLAG_REG | UCT_MD_FLAG_NEED_MEMH |
 			  UCT_MD_FLAG_NEED_RKEY | UCT_MD_FLAG_INVALIDATE;
 	attr->cap.max_alloc = 0;
@@ -325,6 +337,7 @@ ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
 		  address, UCS_PTR_BYTE_OFFSET(address, length),
 		  m->device ? "device memory of " : "host memory", m->bus,
 		  m->remote_writable ? "" : " (read-only for peers)", m->cookie, m->stage_key);
+	invalidations_.added(m.get());
 	*memh_p = m.release();
 	return UCS_OK;
 }
@@ -347,9 +360,11 @@ ucs_status_t Md::mem_dereg(const uct_md_mem_dereg_params_t *params)
 	deregister_regions(*m);
 	if (m->stage_key)
 		Registry::get().remove(m->stage_key);
-	// Invalidated: no peer reaches the memory through its keys any more.
-	if (flags & UCT_MD_MEM_DEREG_FLAG_INVALIDATE)
-		uct_invoke_completion(comp, UCS_OK);
+	// Its keys reach nothing; an invalidation completes once no other
+	// registration reaches the memory either (invalidations.h).
+	const bool invalidate = flags & UCT_MD_MEM_DEREG_FLAG_INVALIDATE;
+	for (uct_completion_t *c : invalidations_.removed(m.get(), invalidate ? comp : nullptr))
+		uct_invoke_completion(c, UCS_OK);
 	return UCS_OK;
 }
 

@@ -7,6 +7,7 @@
 // and packs both into the remote key.
 #pragma once
 
+#include "invalidations.h"
 #include "transport_config.h"
 #include "ucx.h"
 
@@ -32,6 +33,7 @@ public:
 	static Md *from(uct_md_h md) { return reinterpret_cast<MdHandle *>(md)->self; }
 
 	Md(uct_component_t *component, const MdConfig &config);
+	~Md();
 	Md(const Md &) = delete;
 	Md &operator=(const Md &) = delete;
 
@@ -46,6 +48,7 @@ public:
 private:
 	friend void md_close(uct_md_h md);
 	MdHandle h_;
+	Invalidations invalidations_;
 };
 
 }  // namespace gaudi_ipc
