@@ -80,6 +80,16 @@ uint64_t kernel_copies();
 // per device): the staged path's DMA engines become that slow.
 void set_cs_delay(int ms);
 
+// Runs op, driving progress, while the transport says NO_RESOURCE.
+template <typename Op>
+auto retry(const Iface &i, Op op) -> decltype(op())
+{
+	decltype(op()) r;
+	while ((r = op()) == UCS_ERR_NO_RESOURCE)
+		i.progress();
+	return r;
+}
+
 class Bridge : public ::testing::Test {
 protected:
 	void SetUp() override

@@ -23,15 +23,6 @@
 namespace uct_test {
 namespace {
 
-template <typename Op>
-auto retry(const Iface &i, Op op) -> decltype(op())
-{
-	decltype(op()) r;
-	while ((r = op()) == UCS_ERR_NO_RESOURCE)
-		i.progress();
-	return r;
-}
-
 // The error messages UCX logs while it lives (the plugin logs through the
 // process's libucs).
 class ErrorLog {

@@ -25,16 +25,6 @@ size_t pack(void *dest, void *arg)
 }
 void unpack(void *arg, const void *, size_t len) { *static_cast<size_t *>(arg) = len; }
 
-// Retries while the transport has no room.
-template <typename Op>
-auto retry(const Iface &i, Op op) -> decltype(op())
-{
-	decltype(op()) r;
-	while ((r = op()) == UCS_ERR_NO_RESOURCE)
-		i.progress();
-	return r;
-}
-
 }  // namespace
 
 TEST_F(Bridge, PutShortAboveItsMaximumIsRefused)
