@@ -210,15 +210,11 @@ ucs_status_t ChannelPath::get_short(Route &r, const Target &t, void *buffer, uns
 ssize_t ChannelPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pack, void *arg)
 {
 	const size_t len = pack(bounce_.bytes(), arg);
-	if (len > set_.bcopy_size)
-		return packed_too_long(len, set_.bcopy_size);
-	if (len > t.room())
-		return check_remote(*t.rk, t.addr, len, true);
-	if (len) {
-		ucs_status_t st = bounce_copy(false, len, r, t);
-		if (st != UCS_OK)
-			return st;
-	}
+	ucs_status_t st = check_packed(len, set_.bcopy_size, t);
+	if (st == UCS_OK && len)
+		st = bounce_copy(false, len, r, t);
+	if (st != UCS_OK)
+		return st;
 	return static_cast<ssize_t>(len);
 }
 

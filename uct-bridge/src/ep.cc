@@ -136,24 +136,45 @@ void Ep::note_path(const Path *path, const RemoteKey &rk) const
 ucs_status_t Ep::put_short(const void *buffer, unsigned length, uint64_t remote_addr,
 			   uct_rkey_t rkey)
 {
+	return short_op(buffer, nullptr, length, remote_addr, rkey);
+}
+
+ucs_status_t Ep::get_short(void *buffer, unsigned length, uint64_t remote_addr,
+			   uct_rkey_t rkey)
+{
+	return short_op(nullptr, buffer, length, remote_addr, rkey);
+}
+
+ucs_status_t Ep::short_op(const void *src, void *dst, unsigned length, uint64_t remote_addr,
+			  uct_rkey_t rkey)
+{
+	const bool get = dst != nullptr;
 	// The length first: UCX passes an invalid key with an empty buffer.
 	if (length > EpShared::kMaxShort) {
-		ucs_error("gaudi_ipc: put_short length %u is above its maximum %zu "
-			  "(put_bcopy or put_zcopy move more)", length, EpShared::kMaxShort);
+		ucs_error("gaudi_ipc: %s length %u is above its maximum %zu (%s move more)",
+			  get ? "get_short" : "put_short", length, EpShared::kMaxShort,
+			  get ? "get_bcopy or get_zcopy" : "put_bcopy or put_zcopy");
 		return UCS_ERR_INVALID_PARAM;
 	}
 	if (length == 0)
 		return may_start();
+	Local local;
+	local.get = get;
 	Target t;
 	Path *path;
-	ucs_status_t st = begin(rkey, remote_addr, length, true, Local{}, &t, &path);
+	ucs_status_t st = begin(rkey, remote_addr, length, !get, local, &t, &path);
 	if (st == UCS_OK)
-		st = path->put_short(route_, t, buffer, length);
-	if (st == UCS_OK) {
-		path->count(length);
+		st = get ? path->get_short(route_, t, dst, length)
+			 : path->put_short(route_, t, src, length);
+	if (st != UCS_OK)
+		return st;
+	path->count(length);
+	if (get) {
+		UCT_TL_EP_STAT_OP(&h_.super, GET, SHORT, length);
+	} else {
 		UCT_TL_EP_STAT_OP(&h_.super, PUT, SHORT, length);
 	}
-	return st;
+	return UCS_OK;
 }
 
 ssize_t Ep::put_bcopy(uct_pack_callback_t pack_cb, void *arg, uint64_t remote_addr,
@@ -191,30 +212,6 @@ ssize_t Ep::put_bcopy_without_key(uct_pack_callback_t pack_cb, void *arg)
 	if (len > shared_.bcopy_size)
 		return packed_too_long(len, shared_.bcopy_size);
 	return check_key(UCT_INVALID_RKEY);
-}
-
-ucs_status_t Ep::get_short(void *buffer, unsigned length, uint64_t remote_addr,
-			   uct_rkey_t rkey)
-{
-	if (length > EpShared::kMaxShort) {
-		ucs_error("gaudi_ipc: get_short length %u is above its maximum %zu "
-			  "(get_bcopy or get_zcopy move more)", length, EpShared::kMaxShort);
-		return UCS_ERR_INVALID_PARAM;
-	}
-	if (length == 0)
-		return may_start();
-	Local local;
-	local.get = true;
-	Target t;
-	Path *path;
-	ucs_status_t st = begin(rkey, remote_addr, length, false, local, &t, &path);
-	if (st == UCS_OK)
-		st = path->get_short(route_, t, buffer, length);
-	if (st == UCS_OK) {
-		path->count(length);
-		UCT_TL_EP_STAT_OP(&h_.super, GET, SHORT, length);
-	}
-	return st;
 }
 
 ucs_status_t Ep::get_bcopy(uct_unpack_callback_t unpack_cb, void *arg, size_t length,

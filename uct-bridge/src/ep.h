@@ -72,6 +72,10 @@ public:
 	ucs_status_t failed() const { return failed_; }
 
 private:
+	// put_short (from src) or get_short (into dst): at most kMaxShort,
+	// completed or refused inside the call.
+	ucs_status_t short_op(const void *src, void *dst, unsigned length,
+			      uint64_t remote_addr, uct_rkey_t rkey);
 	// put_bcopy with UCX's "no key": fine when it packs nothing.
 	ssize_t put_bcopy_without_key(uct_pack_callback_t pack_cb, void *arg);
 	// Whether a new operation may start now (failure, fence, capacity).

@@ -47,6 +47,17 @@ struct Target {
 	uint64_t room() const { return rk->f.length - offset(); }
 };
 
+// What a buffered put's pack callback wrote, len bytes: at most max
+// (max_bcopy), and inside the remote registration from t on.
+inline ucs_status_t check_packed(size_t len, uint64_t max, const Target &t)
+{
+	if (len > max)
+		return packed_too_long(len, max);
+	if (len > t.room())
+		return check_remote(*t.rk, t.addr, len, true);
+	return UCS_OK;
+}
+
 // The local side: the program's memory of a zero-copy operation (checked
 // to lie inside its memory handles), or, when iov is null, the path's own
 // buffer (short and buffered operations).

@@ -163,7 +163,6 @@ ssize_t StagedPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pac
 	if (!link)
 		return st;
 	StagedPeer &p = *link->peer;
-	const uint64_t room = t.room();
 	if (set_.bcopy_size + kPackRoom <= p.mb.geometry().slot_size) {
 		// The packer writes at most max_bcopy (our BCOPY_SIZE), which
 		// fits the peer's slot with the room for an overrun: straight
@@ -175,9 +174,7 @@ ssize_t StagedPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pac
 			return UCS_ERR_NO_RESOURCE;
 		const auto i = static_cast<uint32_t>(slot);
 		const size_t len = pack(p.mb.staging(i), arg);
-		st = len > set_.bcopy_size ? packed_too_long(len, set_.bcopy_size)
-		     : len > room          ? check_remote(*t.rk, t.addr, len, true)
-					   : UCS_OK;
+		st = check_packed(len, set_.bcopy_size, t);
 		if (st != UCS_OK || len == 0) {
 			p.mb.release(i);
 			return st;
@@ -195,9 +192,7 @@ ssize_t StagedPath::put_bcopy(Route &r, const Target &t, uct_pack_callback_t pac
 	StagedOp *op = start(r, nullptr, t);
 	op->bounce.resize(set_.bcopy_size + kPackRoom);
 	const size_t len = pack(op->bounce.data(), arg);
-	st = len > set_.bcopy_size ? packed_too_long(len, set_.bcopy_size)
-	     : len > room          ? check_remote(*t.rk, t.addr, len, true)
-				   : UCS_OK;
+	st = check_packed(len, set_.bcopy_size, t);
 	if (st != UCS_OK || len == 0) {
 		ops_.discard(op);
 		return st;
