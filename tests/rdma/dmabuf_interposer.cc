@@ -113,9 +113,13 @@ extern "C" ibv_mr *ibv_reg_dmabuf_mr(ibv_pd *pd, uint64_t offset, size_t length,
 	}
 	static auto fwd = real<RegDmabufFn>("ibv_reg_dmabuf_mr", "IBVERBS_1.12");
 	errno = 0;
-	ibv_mr *mr = mode == DmabufMode::AcceptShim
-			     ? shim_reg_dmabuf(pd, offset, length, iova, fd, access)
-			     : fwd(pd, offset, length, iova, fd, access);
+	ibv_mr *mr = nullptr;
+	if (mode == DmabufMode::AcceptShim)
+		mr = shim_reg_dmabuf(pd, offset, length, iova, fd, access);
+	else if (mode == DmabufMode::RefusePeer)
+		errno = EPERM;
+	else
+		mr = fwd(pd, offset, length, iova, fd, access);
 	int e = errno;
 	c.result_errno = mr ? 0 : e;
 	log_call(c);

@@ -13,6 +13,11 @@
 //    mapping and return the memory region.  This exercises the library's
 //    handling of a successful dma-buf registration only; it says nothing
 //    about a real NIC's dma-buf path.
+//  - RefusePeer: stand in for a provider with dma-buf memory regions whose
+//    exporter refuses to map the memory for the NIC: EPERM, as a Gaudi
+//    exporter answers where the kernel allows no peer-to-peer DMA
+//    (upstream hl_map_dmabuf).  Again only the library's handling of that
+//    answer.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +26,7 @@
 
 namespace rdmatest {
 
-enum class DmabufMode { Forward, AcceptShim };
+enum class DmabufMode { Forward, AcceptShim, RefusePeer };
 
 struct VerbsCall {
 	enum Kind { RegDmabufMr, RegMrIova2 } kind;

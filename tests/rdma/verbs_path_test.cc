@@ -63,6 +63,12 @@ TEST_F(VerbsPath, DmabufFirstThenCpuMapping)
 		     "cpu-mapping");
 	EXPECT_EQ(hlthunk_verbs_mr_dmabuf_error(mr.mr), -EOPNOTSUPP);
 	EXPECT_EQ(hlthunk_verbs_mr_iova(mr.mr), va);
+	// The NIC reaches this memory itself: a sync has nothing to move,
+	// but still checks its range.
+	EXPECT_EQ(hlthunk_verbs_mr_sync(mr.mr, va, len, HLTHUNK_VERBS_SYNC_FOR_NIC), 0);
+	EXPECT_EQ(hlthunk_verbs_mr_sync(mr.mr, va, len + 1,
+					HLTHUNK_VERBS_SYNC_FOR_DEVICE),
+		  -ERANGE);
 	RecordProperty("verbs_device", lb().name());
 	printf("[ info ] %s on %s: ibv_reg_dmabuf_mr -> %s; path %s\n",
 	       lb().name(), kernel_release().c_str(), strerrorname_np(d.result_errno),

@@ -21,7 +21,10 @@ using namespace hlthunk_verbs;
 
 namespace {
 
-constexpr uint32_t kKnownFlags = HLTHUNK_VERBS_REG_DMABUF_ONLY;
+constexpr uint32_t kKnownFlags = HLTHUNK_VERBS_REG_DMABUF_ONLY |
+				  HLTHUNK_VERBS_REG_ALLOW_STAGED;
+constexpr uint32_t kBothWays = HLTHUNK_VERBS_REG_DMABUF_ONLY |
+			       HLTHUNK_VERBS_REG_ALLOW_STAGED;
 
 uint64_t page_size()
 {
@@ -34,6 +37,13 @@ std::string device_name(ibv_pd *pd)
 				? ibv_get_device_name(pd->context->device)
 				: nullptr;
 	return n ? n : "?";
+}
+
+std::string hex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return buf;
 }
 
 std::string describe(const char *what, uint64_t addr, uint64_t size,
@@ -81,6 +91,11 @@ extern "C" hlthunk_verbs_public int hlthunk_verbs_reg_device_memory(
 						  "place for the result");
 		if (flags & ~kKnownFlags)
 			return fail(EINVAL, what, "unknown flags");
+		if ((flags & kBothWays) == kBothWays)
+			return fail(EINVAL, what,
+				    "HLTHUNK_VERBS_REG_DMABUF_ONLY and "
+				    "HLTHUNK_VERBS_REG_ALLOW_STAGED exclude "
+				    "each other");
 		if (size == 0)
 			return fail(EINVAL, what, "the size is 0");
 		if (device_va + size < device_va)
@@ -107,7 +122,7 @@ extern "C" hlthunk_verbs_public int hlthunk_verbs_reg_device_memory(
 		hlthunk::UniqueFd dmabuf(dfd);
 		return finish(register_dmabuf_range({pd, dmabuf.get(), offset,
 						     size, device_va, access,
-						     flags, what}),
+						     flags, what, fd}),
 			      mr);
 	});
 }
@@ -123,6 +138,12 @@ extern "C" hlthunk_verbs_public int hlthunk_verbs_reg_dmabuf(
 						  "place for the result");
 		if (flags & ~kKnownFlags)
 			return fail(EINVAL, what, "unknown flags");
+		if (flags & HLTHUNK_VERBS_REG_ALLOW_STAGED)
+			return fail(EINVAL, what,
+				    "HLTHUNK_VERBS_REG_ALLOW_STAGED is for "
+				    "device memory only "
+				    "(hlthunk_verbs_reg_device_memory): a stage "
+				    "needs the device's DMA engine");
 		if (length == 0)
 			return fail(EINVAL, what, "the length is 0");
 		if (offset + length < offset)
@@ -168,6 +189,53 @@ extern "C" hlthunk_verbs_public int hlthunk_verbs_dereg_mr(
 	});
 }
 
+extern "C" hlthunk_verbs_public int hlthunk_verbs_mr_sync(
+	struct hlthunk_verbs_mr *mr, uint64_t iova, uint64_t length,
+	int direction)
+{
+	return guarded("syncing a memory region", [&]() -> int {
+		char what[128];
+		snprintf(what, sizeof(what), "syncing %" PRIu64
+			 " bytes at 0x%" PRIx64 " %s", length, iova,
+			 direction == HLTHUNK_VERBS_SYNC_FOR_NIC ? "for the NIC"
+			 : direction == HLTHUNK_VERBS_SYNC_FOR_DEVICE
+				 ? "for the device"
+				 : "in an unknown direction");
+		if (!mr)
+			return fail(EINVAL, what, "no registration");
+		if (direction != HLTHUNK_VERBS_SYNC_FOR_NIC &&
+		    direction != HLTHUNK_VERBS_SYNC_FOR_DEVICE)
+			return fail(EINVAL, what,
+				    "unknown direction " +
+					    std::to_string(direction));
+		if (length == 0)
+			return fail(EINVAL, what, "the length is 0");
+		if (iova + length < iova)
+			return fail(ERANGE, what, "the range wraps around 2^64");
+		if (iova < mr->iova || iova + length > mr->iova + mr->length)
+			return fail(ERANGE, what,
+				    "the range is not inside the registration "
+				    "(" + std::to_string(mr->length) +
+					    " bytes at " + hex(mr->iova) + ")");
+		if (!mr->stage)
+			return 0;  // the NIC reaches the memory itself
+		int rc = direction == HLTHUNK_VERBS_SYNC_FOR_NIC
+				 ? mr->stage->to_stage(iova, length)
+				 : mr->stage->to_device(iova, length);
+		if (rc == -ETIMEDOUT)
+			return fail(ETIMEDOUT, what,
+				    "the device's DMA engine took longer than "
+				    "60 s");
+		if (rc < 0)
+			return fail(-rc, what,
+				    "the device's DMA engine failed (" +
+					    errno_name(-rc) +
+					    "): the range is in neither "
+					    "state, sync it again");
+		return 0;
+	});
+}
+
 extern "C" hlthunk_verbs_public struct ibv_mr *
 hlthunk_verbs_mr_ibv(const struct hlthunk_verbs_mr *mr)
 {
@@ -205,6 +273,8 @@ extern "C" hlthunk_verbs_public const char *hlthunk_verbs_path_name(int path)
 		return "dmabuf";
 	case HLTHUNK_VERBS_PATH_CPU_MAPPING:
 		return "cpu-mapping";
+	case HLTHUNK_VERBS_PATH_STAGED:
+		return "staged";
 	default:
 		return "unknown";
 	}

@@ -38,9 +38,11 @@ int errno_or(int fallback)
 // the memory region exists).
 std::unique_ptr<hlthunk_verbs_mr> wrap(std::unique_ptr<hlthunk_verbs_mr> out,
 				       ibv_mr *mr, int path, int dmabuf_err,
-				       const DmabufRange &r, CpuMapping map)
+				       const DmabufRange &r, CpuMapping map,
+				       std::unique_ptr<Stage> stage = nullptr)
 {
 	out->mapping = std::move(map);
+	out->stage = std::move(stage);
 	out->mr = mr;
 	out->path = path;
 	out->dmabuf_err = dmabuf_err;
@@ -75,15 +77,17 @@ std::string dmabuf_refusal(ibv_pd *pd, int err)
 
 const char kNeedDmabuf[] =
 	"; this memory reaches the NIC only through a verbs provider with "
-	"dma-buf memory regions (see Documentation/rdma.md), or stage it "
-	"through host memory";
+	"dma-buf memory regions (see Documentation/rdma.md), or through a "
+	"stage in host memory (HLTHUNK_VERBS_REG_ALLOW_STAGED)";
 
-}  // namespace
-
-hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_dmabuf_range(
-	const DmabufRange &r)
+// The NIC reaches the memory directly: a dma-buf memory region, or one
+// over a CPU mapping of the dma-buf.  *derr receives what
+// ibv_reg_dmabuf_mr answered (0 if it took the dma-buf).
+hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_direct(
+	const DmabufRange &r, int *derr_out)
 {
 	auto out = std::make_unique<hlthunk_verbs_mr>();
+	*derr_out = 0;
 	errno = 0;
 	ibv_mr *mr = ibv_reg_dmabuf_mr(r.pd, r.offset, r.length, r.iova, r.fd,
 				       r.access);
@@ -92,6 +96,7 @@ hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_dmabuf_range(
 			    CpuMapping());
 
 	const int derr = errno_or(EIO);
+	*derr_out = derr;
 	if (!no_dmabuf_support(derr))
 		return Err{fail(derr, r.what,
 				"the verbs provider failed to register the "
@@ -140,6 +145,55 @@ hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_dmabuf_range(
 	}
 	return wrap(std::move(out), mr, HLTHUNK_VERBS_PATH_CPU_MAPPING, -derr,
 		    r, std::move(*map));
+}
+
+// Whether the direct paths failed for want of a way to the memory, which
+// a stage in host memory gives: no dma-buf memory regions and no CPU
+// mapping (EOPNOTSUPP), or a provider with dma-buf memory regions whose
+// exporter refused to map the memory for it (EPERM: a Gaudi exporter on a
+// kernel without peer-to-peer DMA).
+bool stage_helps(int err, int derr)
+{
+	return err == -EOPNOTSUPP || (err == -EPERM && derr == EPERM);
+}
+
+// The NIC reaches a stage in host memory; hlthunk_verbs_mr_sync() moves
+// the bytes between it and the device memory.
+hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_staged(
+	const DmabufRange &r, int derr, const std::string &direct_failure)
+{
+	const std::string what = r.what + " through a stage in host memory";
+	std::string why;
+	auto stage = Stage::create(r.device_fd, r.fd, r.iova, r.length, &why);
+	if (!stage)
+		return Err{fail(-stage.error(), what,
+				why + "; directly: " + direct_failure)};
+	errno = 0;
+	ibv_mr *mr = ibv_reg_mr_iova(r.pd, (*stage)->host_start(), r.length,
+				     r.iova, r.access);
+	if (!mr) {
+		int e = errno_or(EIO);
+		return Err{fail(e, what,
+				"registering the stage failed (ibv_reg_mr: " +
+					errno_name(e) + "); directly: " +
+					direct_failure)};
+	}
+	return wrap(std::make_unique<hlthunk_verbs_mr>(), mr,
+		    HLTHUNK_VERBS_PATH_STAGED, -derr, r, CpuMapping(),
+		    std::move(*stage));
+}
+
+}  // namespace
+
+hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_dmabuf_range(
+	const DmabufRange &r)
+{
+	int derr = 0;
+	auto direct = register_direct(r, &derr);
+	if (direct || !(r.flags & HLTHUNK_VERBS_REG_ALLOW_STAGED) ||
+	    r.device_fd < 0 || !stage_helps(direct.error(), derr))
+		return direct;
+	return register_staged(r, derr, last_error());
 }
 
 }  // namespace hlthunk_verbs
