@@ -154,6 +154,7 @@ private:
 		uint64_t dirty_lo = 0, dirty_hi = 0;
 	};
 	int restore(Buf *b);
+	int sync(Buf *b, int direction);
 	Reply handle(const Request &rq);
 	int create_buf(Buf *b, uint64_t size);
 	void dereg(Buf *b);
@@ -181,8 +182,24 @@ int Target::restore(Buf *b)
 	return hi > lo ? dev_.write_pattern(b->mem.va() + lo, hi - lo, kBgSeed, lo) : 0;
 }
 
+// A staged registration (a Gaudi host without peer to peer) is a copy of
+// the device memory in host memory: what the NIC wrote reaches the device
+// memory, and what the device holds reaches the NIC, when B syncs it.  For
+// the other paths the call has nothing to do.
+int Target::sync(Buf *b, int direction)
+{
+	if (!b->mr)
+		return 0;
+	return hlthunk_verbs_mr_sync(b->mr, hlthunk_verbs_mr_iova(b->mr),
+				     hlthunk_verbs_mr_length(b->mr), direction);
+}
+
 void Target::dereg(Buf *b)
 {
+	// What A wrote reaches the device memory before the stage goes.
+	if (sync(b, HLTHUNK_VERBS_SYNC_FOR_DEVICE))
+		die(std::string("syncing before deregistering: ") +
+		    hlthunk_verbs_last_error());
 	if (b->mr && hlthunk_verbs_dereg_mr(b->mr))
 		die(std::string("deregistering: ") + hlthunk_verbs_last_error());
 	b->mr = nullptr;
@@ -225,7 +242,7 @@ Reply Target::handle(const Request &rq)
 		b.dirty_hi = rq.off + rq.len;
 		r.status = hlthunk_verbs_reg_device_memory(
 			port_.pd(), dev_.fd(), b.mem.va() + rq.off, rq.len,
-			kAccess, 0, &b.mr);
+			kAccess, HLTHUNK_VERBS_REG_ALLOW_STAGED, &b.mr);
 		if (r.status) {
 			snprintf(r.what, sizeof(r.what), "%s", hlthunk_verbs_last_error());
 			break;
@@ -252,8 +269,17 @@ Reply Target::handle(const Request &rq)
 			if (!r.status)
 				r.status = dev_.write_pattern(b.mem.va() + rq.off,
 							      rq.len, rq.seed);
+			// For A's reads.
+			if (!r.status)
+				r.status = sync(&b, HLTHUNK_VERBS_SYNC_FOR_NIC);
 			b.dirty_lo = std::min(lo, rq.off);
 			b.dirty_hi = std::max(hi, rq.off + rq.len);
+			break;
+		}
+		// What A wrote, into the device memory.
+		r.status = sync(&b, HLTHUNK_VERBS_SYNC_FOR_DEVICE);
+		if (r.status) {
+			snprintf(r.what, sizeof(r.what), "%s", hlthunk_verbs_last_error());
 			break;
 		}
 		// Every byte of the allocation: the range, and the
@@ -355,6 +381,11 @@ private:
 	void mr_outlives_memory();
 	void closed_qp();
 	void killed_peer(const std::string &peer);
+	// A's registration may be staged: its device memory reaches the
+	// stage before the NIC reads it, and the stage the device memory
+	// after the NIC wrote it.
+	void for_nic(uint64_t off, uint64_t len);
+	void for_device(uint64_t off, uint64_t len);
 	uint64_t va() const { return mem_.va(); }
 	uint32_t lkey() const { return hlthunk_verbs_mr_ibv(mr_)->lkey; }
 	void *local(uint64_t off) const { return reinterpret_cast<void *>(va() + off); }
@@ -388,6 +419,19 @@ Reply Initiator::ask(uint32_t op, uint32_t buf, uint64_t off, uint64_t len,
 	return r;
 }
 
+void Initiator::for_nic(uint64_t off, uint64_t len)
+{
+	if (hlthunk_verbs_mr_sync(mr_, va() + off, len, HLTHUNK_VERBS_SYNC_FOR_NIC))
+		die(std::string("syncing A's memory for the NIC: ") + hlthunk_verbs_last_error());
+}
+
+void Initiator::for_device(uint64_t off, uint64_t len)
+{
+	if (hlthunk_verbs_mr_sync(mr_, va() + off, len, HLTHUNK_VERBS_SYNC_FOR_DEVICE))
+		die(std::string("syncing A's memory for the device: ") +
+		    hlthunk_verbs_last_error());
+}
+
 void Initiator::new_qp()
 {
 	std::string why;
@@ -412,6 +456,7 @@ void Initiator::sizes()
 		uint32_t seed_w = 0x1000 + i, seed_r = 0x2000 + i, seed_g = 0x3000 + i;
 		if (dev_.write_pattern(va() + off_a, s, seed_w))
 			die("DMA to A's device memory");
+		for_nic(off_a, s);
 		Reply reg = ask(kReg, 0, off_b, s);
 		if (reg.status)
 			die(std::string("B's registration: ") + reg.what);
@@ -446,6 +491,7 @@ void Initiator::sizes()
 		int64_t t_r = now_ms() - t0;
 		CHECK(st == IBV_WC_SUCCESS, "%" PRIu64 " B: RDMA READ B -> A: %s\n", s,
 		      status_str(st));
+		for_device(off_a, s);
 		int64_t bad = dev_.check_pattern(va() + off_a, s, seed_r);
 		CHECK(bad == -1, "%" PRIu64 " B: A's memory after the read: byte %" PRId64
 				 " of the range is wrong\n", s, bad);
@@ -490,12 +536,14 @@ void Initiator::stale_rkey()
 		die(std::string("B's registration: ") + reg.what);
 	if (dev_.write_pattern(va() + kMargin, 65536, 0x5555))
 		die("DMA to A's device memory");
+	for_nic(kMargin, 65536);
 	int st = qp_.write(local(kMargin), lkey(), 65536, reg.iova, reg.rkey, wait_ms(60000));
 	CHECK(st == IBV_WC_SUCCESS, "a write with a live rkey: %d\n", st);
 	Reply d = ask(kDereg);
 	CHECK(d.status == 0, "B's deregistration: %s\n", d.what);
 	if (dev_.write_pattern(va() + kMargin, 65536, 0x6666))
 		die("DMA to A's device memory");
+	for_nic(kMargin, 65536);
 	st = qp_.write(local(kMargin), lkey(), 65536, reg.iova, reg.rkey, wait_ms(60000));
 	CHECK(st == IBV_WC_REM_ACCESS_ERR,
 	      "a write with the rkey of a deregistered region: %s, expected a remote access error\n",
@@ -509,6 +557,7 @@ void Initiator::stale_rkey()
 	      "a read with the rkey of a deregistered region: %s, expected a remote access error\n",
 	      status_str(st));
 	new_qp();
+	for_device(kMargin, 65536);
 	int64_t bad = dev_.check_pattern(va() + kMargin, 65536, 0x6666);
 	CHECK(bad == -1, "the refused read changed A's memory (byte %" PRId64 ")\n", bad);
 	say("stale rkey: write and read with the rkey of a deregistered region: remote access "
@@ -528,6 +577,7 @@ void Initiator::mr_outlives_memory()
 	CHECK(u.free_rc != 0, "B freed registered device memory\n");
 	if (dev_.write_pattern(va() + kMargin, kSmallAlloc, 0x7777))
 		die("DMA to A's device memory");
+	for_nic(kMargin, kSmallAlloc);
 	int st = qp_.write(local(kMargin), lkey(), kSmallAlloc, reg.iova, reg.rkey, wait_ms(60000));
 	CHECK(st == IBV_WC_SUCCESS, "a write to registered memory B tried to free: %s\n",
 	      status_str(st));
@@ -626,7 +676,7 @@ int Initiator::run(const std::string &self, const std::string &peer,
 	if (mem_.create(dev_.fd(), kAlloc))
 		die("allocating 16 MiB of device memory");
 	if (hlthunk_verbs_reg_device_memory(port_.pd(), dev_.fd(), mem_.va(), kAlloc,
-					    kAccess, 0, &mr_))
+					    kAccess, HLTHUNK_VERBS_REG_ALLOW_STAGED, &mr_))
 		die(std::string("registering A's device memory: ") + hlthunk_verbs_last_error());
 	say("path: host A (node 0): %s",
 	    path_desc(hlthunk_verbs_mr_path(mr_), hlthunk_verbs_mr_dmabuf_error(mr_)).c_str());

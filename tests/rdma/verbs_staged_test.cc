@@ -117,6 +117,11 @@ TEST_F(VerbsStaged, SyncMovesExactlyItsRangeEachWay)
 
 		MrGuard mr;
 		reg_staged(&mr, dev.va() + off, len, fd());
+		// The stage starts as a copy of the device memory.
+		ASSERT_EQ(lb().read(nic.data(), nic.lkey(), len, mr.iova(), mr.rkey()),
+			  IBV_WC_SUCCESS);
+		EXPECT_EQ(hlipc::check_pattern(nic.data(), len, kSeedOld, off), -1)
+			<< "the stage did not start as the device memory";
 
 		// Peer -> stage -> device.
 		hlipc::fill_pattern(nic.data(), len, kSeedNic);

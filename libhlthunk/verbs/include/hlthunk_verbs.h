@@ -58,7 +58,8 @@ enum hlthunk_verbs_path {
  * (HLTHUNK_VERBS_PATH_STAGED).  Only for callers that call
  * hlthunk_verbs_mr_sync() around the NIC's use of the memory: without it
  * the NIC sees stale bytes and the device never gets what arrived.  The
- * stage is as large as the registration. */
+ * stage is as large as the registration and starts as a copy of the
+ * device memory. */
 #define HLTHUNK_VERBS_REG_ALLOW_STAGED	(1u << 1)
 
 /* Registers size bytes of device memory at device_va, an address inside a

@@ -168,6 +168,13 @@ hlthunk::Result<std::unique_ptr<hlthunk_verbs_mr>> register_staged(
 	if (!stage)
 		return Err{fail(-stage.error(), what,
 				why + "; directly: " + direct_failure)};
+	// The stage starts as the device memory is: a peer's read before any
+	// sync, or a partial write synced whole, finds the device's bytes.
+	int rc = (*stage)->to_stage(r.iova, r.length);
+	if (rc < 0)
+		return Err{fail(-rc, what,
+				"copying the device memory into the stage "
+				"failed (" + errno_name(-rc) + ")")};
 	errno = 0;
 	ibv_mr *mr = ibv_reg_mr_iova(r.pd, (*stage)->host_start(), r.length,
 				     r.iova, r.access);

@@ -1,26 +1,32 @@
 // SPDX-License-Identifier: MIT
 // multinode_bench: device memory of host A into device memory of host B,
-// over soft-RoCE, by the paths a runtime has, measured side by side:
+// over soft-RoCE, against host memory over the same link, side by side:
 //
-//   direct   A's device memory -> B's by one RDMA WRITE, both registered
-//            with hlthunk_verbs_reg_device_memory() (the dma-buf path,
-//            or on soft-RoCE its CPU-mapping fallback)
-//   staged   what a runtime does without dma-buf memory regions: A's DMA
-//            engine device -> host, RDMA WRITE host -> host, B's DMA
-//            engine host -> device, in 1 MiB pieces through two slots so
-//            that the three legs overlap
-//   rdma     host -> host RDMA WRITE alone (the staged path's middle leg)
-//   dma      A's DMA engine device -> host alone (its first leg)
+//   device   A's device memory -> B's, both registered with
+//            hlthunk_verbs_reg_device_memory(HLTHUNK_VERBS_REG_ALLOW_STAGED).
+//            Where the NIC reaches device memory (a dma-buf memory region,
+//            or on soft-RoCE over RAM-backed devices a CPU mapping), one
+//            RDMA WRITE.  On a Gaudi host without peer to peer (run-vm
+//            --gaudi-host) the registrations are staged, and the transfer
+//            goes in 1 MiB pieces: A syncs a piece for the NIC (its DMA
+//            engine, device -> stage) and writes it, B syncs it for the
+//            device (stage -> device) when it lands, so that A's DMA of
+//            one piece, the link's transfer of the next and B's DMA of
+//            the one before overlap
+//   host     host -> host RDMA WRITE of the same bytes over the same link
+//   dma      A's DMA engine device -> host alone (the staged path's first leg)
 //   channel  within host A, device 0 -> device 1 by a /dev/hl_ipc channel
-//            copy: the intra-host path, for scale
+//            copy: the intra-host path, for scale (RAM-backed devices only:
+//            on a Gaudi host the channel has no engine for device memory)
 //
-// Every transfer ends when B has the bytes in its device memory and has
-// said so (a SEND back to A; the writes carry an immediate that wakes B),
-// so direct, staged and rdma pay the same notification.  The paths take
-// turns transfer by transfer; a path's figure in a run is its fastest
-// transfer; ratios are taken within a run and reported as the median
-// over the runs with the lowest and highest.  Before measuring, each path
-// is checked once: B reads its device memory with its own DMA engine.
+// Every transfer ends when B has the bytes in its device memory (or, for
+// host, in its host memory) and has said so (a SEND back to A; the writes
+// carry an immediate that wakes B), so every path pays the same
+// notification.  The paths take turns transfer by transfer; a path's figure
+// in a run is its fastest transfer; ratios are taken within a run and
+// reported as the median over the runs with the lowest and highest.
+// Before measuring, the device path is checked once: B reads its device
+// memory with its own DMA engine.
 //
 //   multinode_bench initiator --self ADDR --peer ADDR [--runs N]
 //                   [--sizes LIST] [--json FILE] [--smoke]
@@ -54,6 +60,7 @@ namespace {
 constexpr uint16_t kPort = 18700;
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kPiece = kMiB;  // the staged path's piece
+constexpr uint32_t kWindow = 4;    // pieces in flight
 constexpr uint32_t kPatternSeed = 0x5eed;
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ;
@@ -62,7 +69,7 @@ constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 // a piece index or a size in KiB below.
 enum Op : uint32_t {
 	kDirect = 1, // data is in B's device memory: acknowledge
-	kStaged,     // a piece is in B's host slot: DMA it to the device, then acknowledge
+	kStaged,     // piece arg is in B's stage: sync it for the device, then acknowledge
 	kRdma,       // data is in B's host memory: acknowledge
 	kClear,      // zero B's device memory (arg KiB), then acknowledge
 	kVerify,     // check B's device memory (arg KiB) for A's pattern; the
@@ -80,9 +87,9 @@ uint32_t imm_of(uint32_t op, uint32_t arg) { return op << 24 | (arg & 0xffffff);
 int wait_ms(int ms) { return ms * timeout_factor(); }
 
 // What both hosts hold: a verbs port and QP to the other host, a device
-// with its DMA engine, kMax bytes of device memory and of pinned host
+// with its DMA engine, max bytes of device memory and of pinned host
 // memory registered with the NIC (the host memory also mapped for the
-// device, as a staging buffer).
+// device, to fill and check the device memory).
 class Side {
 public:
 	Side() = default;
@@ -94,6 +101,12 @@ public:
 	// The next completion of a receive, in order, reaping send
 	// completions on the way; a new receive is posted in its place.
 	Completion next_recv();
+	bool staged() const
+	{
+		return hlthunk_verbs_mr_path(dev_mr) == HLTHUNK_VERBS_PATH_STAGED;
+	}
+	// Syncs [off, off + len) of the device memory's registration.
+	void sync(uint64_t off, uint64_t len, int direction);
 
 	// Destroyed in reverse: the device's memory and DMA engine before
 	// the device, everything before the verbs port.
@@ -144,7 +157,8 @@ void Side::open(const std::string &self, uint64_t size)
 	dev_fd.reset(fd);
 	if (dma.init(fd) || dev.create(fd, max))
 		die("the device's DMA engine or memory");
-	if (hlthunk_verbs_reg_device_memory(port.pd(), fd, dev.va(), max, kAccess, 0, &dev_mr))
+	if (hlthunk_verbs_reg_device_memory(port.pd(), fd, dev.va(), max, kAccess,
+					    HLTHUNK_VERBS_REG_ALLOW_STAGED, &dev_mr))
 		die(std::string("registering device memory: ") + hlthunk_verbs_last_error());
 	host = hlipc::Mapping::map(max, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -191,6 +205,14 @@ void Side::connect(OobLink &link, bool first)
 		die("the other host did not connect");
 }
 
+void Side::sync(uint64_t off, uint64_t len, int direction)
+{
+	if (off > max || len > max - off ||
+	    hlthunk_verbs_mr_sync(dev_mr, dev.va() + off, len, direction))
+		die(std::string("syncing the device memory's stage: ") +
+		    hlthunk_verbs_last_error());
+}
+
 Completion Side::next_recv()
 {
 	while (recvs.empty()) {
@@ -232,17 +254,19 @@ void target(const std::string &self, uint64_t max)
 		if (op == kStop)
 			break;
 		if (op == kStaged) {
-			// Piece arg is in host slot arg % 2: into the device.
-			uint64_t slot = (arg % 2) * kPiece, off = uint64_t(arg) * kPiece;
-			if (c.byte_len > kPiece || off + c.byte_len > max ||
-			    s.dma.copy(s.dev.va() + off, s.host_va + slot, c.byte_len))
-				die("the staged path's last leg");
+			// Piece arg landed in the stage: into the device.
+			if (c.byte_len > kPiece)
+				die("a piece larger than a piece");
+			s.sync(uint64_t(arg) * kPiece, c.byte_len,
+			       HLTHUNK_VERBS_SYNC_FOR_DEVICE);
 		} else if (op == kClear || op == kVerify) {
 			uint64_t len = std::min<uint64_t>(uint64_t(arg) * 1024, max);
 			if (op == kClear) {
 				memset(s.host.bytes(), 0, len);
 				if (s.dma.copy(s.dev.va(), s.host_va, len))
 					die("clearing device memory");
+				if (s.staged())
+					s.sync(0, len, HLTHUNK_VERBS_SYNC_FOR_NIC);
 			} else {
 				memset(s.host.bytes(), 0, len);
 				if (s.dma.copy(s.host_va, s.dev.va(), len))
@@ -263,9 +287,8 @@ public:
 		std::vector<uint64_t> sizes, const std::string &json, bool smoke);
 
 private:
-	double direct(uint64_t len);
-	double staged(uint64_t len);
-	double rdma(uint64_t len);
+	double device(uint64_t len);
+	double host(uint64_t len);
 	double dma(uint64_t len);
 	double channel(uint64_t len);
 	uint32_t ask(uint32_t op, uint32_t arg);
@@ -295,30 +318,27 @@ uint32_t Initiator::ask(uint32_t op, uint32_t arg)
 	return s_.next_recv().imm & 0xffffff;
 }
 
-double Initiator::direct(uint64_t len)
+double Initiator::device(uint64_t len)
 {
 	int64_t t0 = now_us();
-	write_imm(reinterpret_cast<void *>(s_.dev.va()), hlthunk_verbs_mr_ibv(s_.dev_mr)->lkey,
-		  len, s_.peer_dev, s_.peer_dev_rkey, imm_of(kDirect, 0));
-	s_.next_recv();
-	return double(now_us() - t0);
-}
-
-double Initiator::staged(uint64_t len)
-{
-	int64_t t0 = now_us();
+	const uint32_t lkey = hlthunk_verbs_mr_ibv(s_.dev_mr)->lkey;
+	if (!s_.staged()) {
+		write_imm(reinterpret_cast<void *>(s_.dev.va()), lkey, len, s_.peer_dev,
+			  s_.peer_dev_rkey, imm_of(kDirect, 0));
+		s_.next_recv();
+		return double(now_us() - t0);
+	}
+	// Both registrations are staged: piece k + 1 leaves A's device while
+	// piece k crosses the link and B moves piece k - 1 into its device.
 	const uint32_t n = uint32_t((len + kPiece - 1) / kPiece);
 	uint32_t next = 0, acked = 0;
 	while (acked < n) {
-		// Two slots: piece k + 1 leaves the device while piece k
-		// crosses the link and B moves piece k - 1 into its device.
-		while (next < n && next - acked < 2) {
-			uint64_t off = uint64_t(next) * kPiece, slot = (next % 2) * kPiece;
+		while (next < n && next - acked < kWindow) {
+			uint64_t off = uint64_t(next) * kPiece;
 			uint64_t piece = std::min(kPiece, len - off);
-			if (s_.dma.copy(s_.host_va + slot, s_.dev.va() + off, piece))
-				die("the staged path's first leg");
-			write_imm(s_.host.bytes() + slot, s_.host_mr->lkey, piece, s_.peer_host + slot,
-				  s_.peer_host_rkey, imm_of(kStaged, next));
+			s_.sync(off, piece, HLTHUNK_VERBS_SYNC_FOR_NIC);
+			write_imm(reinterpret_cast<void *>(s_.dev.va() + off), lkey, piece,
+				  s_.peer_dev + off, s_.peer_dev_rkey, imm_of(kStaged, next));
 			next++;
 		}
 		s_.next_recv();
@@ -327,7 +347,7 @@ double Initiator::staged(uint64_t len)
 	return double(now_us() - t0);
 }
 
-double Initiator::rdma(uint64_t len)
+double Initiator::host(uint64_t len)
 {
 	int64_t t0 = now_us();
 	write_imm(s_.host.get(), s_.host_mr->lkey, len, s_.peer_host, s_.peer_host_rkey,
@@ -374,30 +394,40 @@ int Initiator::run(const std::string &self, const std::string &peer, int runs,
 	if (link.connect_to(peer, kPort, wait_ms(300000), &why))
 		die(why);
 	s_.connect(link, true);
-	fd1_ = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, nullptr);
-	if (fd1_ >= 0)
-		fd1_owner_.reset(fd1_);
-	if (fd1_ < 0 || dev1_.create(fd1_, max) ||
-	    hlthunk_ipc_channel_create(s_.fd, fd1_, &channel_))
-		die("a second device and a channel to it (habanalabs_sim num_devices=2, habanalabs_ipc)");
 	// A's device memory holds a pattern B can check.
 	hlipc::fill_pattern(s_.host.bytes(), max, kPatternSeed);
 	if (s_.dma.copy(s_.dev.va(), s_.host_va, max))
 		die("filling device memory");
+	// The channel, for scale, where the kernel has an engine for this
+	// device memory (RAM-backed devices: the CPU).
+	std::string no_channel;
+	fd1_ = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, nullptr);
+	if (fd1_ >= 0)
+		fd1_owner_.reset(fd1_);
+	if (fd1_ < 0 || dev1_.create(fd1_, max))
+		die("a second device (habanalabs_sim num_devices=2, or run-vm --gaudi-host 2)");
+	int crc = hlthunk_ipc_channel_create(s_.fd, fd1_, &channel_);
+	if (!crc)
+		crc = hlthunk_ipc_channel_copy(channel_, s_.fd, fd1_,
+					       reinterpret_cast<void *>(dev1_.va()),
+					       reinterpret_cast<void *>(s_.dev.va()),
+					       sizes.front());
+	if (crc)
+		no_channel = strerror(-crc);
 	printf("multinode_bench: verbs device %s, device memory registered by %s; %d run(s), "
 	       "%d transfer(s) per path and size in each\n",
 	       ibv_get_device_name(s_.port.ctx()->device),
 	       hlthunk_verbs_path_name(hlthunk_verbs_mr_path(s_.dev_mr)), runs, smoke ? 1 : 3);
-	verify("direct", max, &Initiator::direct);
-	verify("staged", max, &Initiator::staged);
+	if (!no_channel.empty())
+		printf("multinode_bench: no channel column: a channel copy of this device memory "
+		       "fails here (%s)\n", no_channel.c_str());
+	verify("device", max, &Initiator::device);
 
-	const char *names[] = {"direct", "staged", "rdma", "dma", "channel"};
-	double (Initiator::*paths[])(uint64_t) = {&Initiator::direct, &Initiator::staged,
-						  &Initiator::rdma, &Initiator::dma,
-						  &Initiator::channel};
-	const int np = 5;
-	// Each path once before measuring: the channel's first copy
-	// registers the memory, the first transfers warm caches.
+	const char *names[] = {"device", "host", "dma", "channel"};
+	double (Initiator::*paths[])(uint64_t) = {&Initiator::device, &Initiator::host,
+						  &Initiator::dma, &Initiator::channel};
+	const int np = no_channel.empty() ? 4 : 3;
+	// Each path once before measuring: the first transfers warm caches.
 	for (int p = 0; p < np; p++)
 		(this->*paths[p])(sizes.front());
 	// Per size and path: the fastest transfer of each run (us).
@@ -422,35 +452,52 @@ int Initiator::run(const std::string &self, const std::string &peer, int runs,
 	if (s_.qp.post(IBV_WR_SEND_WITH_IMM, nullptr, 0, 0, 0, 0, s_.next_wr++, imm_of(kStop, 0)))
 		die("stopping the target");
 	s_.qp.wait(1, wait_ms(60000));
-	hlthunk_ipc_channel_destroy(channel_);
+	if (channel_)
+		hlthunk_ipc_channel_destroy(channel_);
 
+	// device vs host: host time / device time, the device path's speed
+	// as a share of host memory's over the same link.
 	FILE *js = json.empty() ? nullptr : fopen(json.c_str(), "w");
 	if (js)
-		fprintf(js, "{\"runs\": %d, \"piece\": %" PRIu64 ", \"sizes\": [", runs, kPiece);
-	printf("%10s %10s %10s %10s %10s %10s  %-22s %-22s\n", "bytes", "direct", "staged",
-	       "rdma", "dma", "channel", "staged/direct time", "direct/channel time");
-	printf("%10s %10s %10s %10s %10s %10s\n", "", "MB/s", "MB/s", "MB/s", "MB/s", "MB/s");
+		fprintf(js, "{\"runs\": %d, \"piece\": %" PRIu64 ", \"registration\": \"%s\", "
+			"\"sizes\": [", runs, kPiece,
+			hlthunk_verbs_path_name(hlthunk_verbs_mr_path(s_.dev_mr)));
+	printf("%10s %10s %10s %10s %10s  %-22s %-22s\n", "bytes", "device", "host", "dma",
+	       "channel", "device vs host speed", "channel/device time");
+	printf("%10s %10s %10s %10s %10s\n", "", "MB/s", "MB/s", "MB/s", "MB/s");
 	bool first = true;
 	for (uint64_t len : sizes) {
 		auto &v = best[len];
-		std::vector<double> r_sd, r_dc;
+		std::vector<double> r_dh, r_dc;
 		for (int r = 0; r < runs; r++) {
-			r_sd.push_back(v[1][r] / v[0][r]);
-			r_dc.push_back(v[0][r] / v[4][r]);
+			r_dh.push_back(v[1][r] / v[0][r]);
+			if (np == 4)
+				r_dc.push_back(v[0][r] / v[3][r]);
 		}
-		hltest::Spread sd = hltest::spread(r_sd), dc = hltest::spread(r_dc);
+		hltest::Spread dh = hltest::spread(r_dh);
 		printf("%10" PRIu64, len);
-		for (int p = 0; p < np; p++)
-			printf(" %10.1f", double(len) / hltest::spread(v[p]).med);
-		printf("  %5.2f [%4.2f-%4.2f]      %5.1f [%4.1f-%4.1f]\n", sd.med, sd.lo, sd.hi,
-		       dc.med, dc.lo, dc.hi);
+		for (int p = 0; p < 4; p++) {
+			if (p < np)
+				printf(" %10.1f", double(len) / hltest::spread(v[p]).med);
+			else
+				printf(" %10s", "-");
+		}
+		printf("  %5.2f [%4.2f-%4.2f]     ", dh.med, dh.lo, dh.hi);
+		if (np == 4) {
+			hltest::Spread dc = hltest::spread(r_dc);
+			printf("  %5.1f [%4.1f-%4.1f]", dc.med, dc.lo, dc.hi);
+		}
+		printf("\n");
 		if (js) {
 			fprintf(js, "%s\n  {\"bytes\": %" PRIu64, first ? "" : ",", len);
 			for (int p = 0; p < np; p++)
 				fprintf(js, ", \"%s_us\": %s", names[p],
 					hltest::spread_json(hltest::spread(v[p])).c_str());
-			fprintf(js, ", \"staged_over_direct\": %s, \"direct_over_channel\": %s}",
-				hltest::spread_json(sd).c_str(), hltest::spread_json(dc).c_str());
+			fprintf(js, ", \"device_vs_host\": %s", hltest::spread_json(dh).c_str());
+			if (np == 4)
+				fprintf(js, ", \"channel_over_device\": %s",
+					hltest::spread_json(hltest::spread(r_dc)).c_str());
+			fprintf(js, "}");
 		}
 		first = false;
 	}
@@ -492,8 +539,9 @@ int main(int argc, char **argv)
 		"usage: multinode_bench initiator --self ADDR --peer ADDR [--runs N] [--sizes LIST]\n"
 		"                       [--json FILE] [--smoke]\n"
 		"       multinode_bench target --self ADDR [--sizes LIST]\n"
-		"Device memory of one host into another's: one RDMA WRITE against DMA, RDMA and\n"
-		"DMA staged through host memory, and the intra-host channel for scale; see\n"
+		"Device memory of one host into another's (one RDMA WRITE, or staged through host\n"
+		"memory where the NIC cannot reach it) against host memory over the same link, and\n"
+		"the intra-host channel for scale; see\n"
 		"Documentation/performance.md.  LIST: sizes such as 64k,1m,16m (the largest must\n"
 		"be the same on both hosts); default 64k,1m,4m,16m, 3 runs.\n";
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
