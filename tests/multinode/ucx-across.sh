@@ -101,6 +101,18 @@ grep -qh "ep_cfg.*rma(gaudi_ipc/gaudi" "$out"/rank* ||
 	bad "UCX did not report an endpoint with rma(gaudi_ipc/gaudi)"
 grep -qh "ep_cfg.*rma(rc_verbs/$dev" "$out"/rank* ||
 	bad "UCX did not report an endpoint with rma(rc_verbs/$dev)"
+# On a Gaudi host as it is (run-vm --gaudi-host: no CPU mapping of device
+# memory and, on Debian's kernels, no peer to peer), the transport moves
+# device memory by its staged path and says why, once per process.
+if [ "${HL_GAUDI_HOST:-0}" != 0 ]; then
+	for l in 0 1; do
+		r=$((2 * HL_NODE + l))
+		n=$(grep -c "gaudi_ipc: device memory takes the staged path on this host" \
+			"$out/rank$r" || true)
+		[ "$n" = 1 ] || bad "rank $r: the transport said $n times that device memory is staged (once expected)"
+	done
+	[ $fail = 0 ] && note "device memory within each host: gaudi_ipc's staged path, said once per process"
+fi
 rm -rf "$out"
 [ $fail = 0 ] && note "all passed"
 exit $fail
