@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "hlthunk.h"
+#include "last_error.h"
 
 namespace hlthunk_verbs {
 
@@ -70,7 +71,7 @@ hlthunk::Result<std::unique_ptr<Stage>> Stage::create(
 	if (!s->host_dev_va_) {
 		int e = errno_or(ENOMEM);
 		*why = "mapping the stage into the device for its DMA engine "
-		       "failed (" + std::string(hlthunk_ipc_last_error()) + ")";
+		       "failed (" + errno_name(e) + ")";
 		return Err{-e};
 	}
 	int rc = s->dma_.init(s->device_.get());
