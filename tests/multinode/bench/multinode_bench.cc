@@ -60,7 +60,9 @@ namespace {
 constexpr uint16_t kPort = 18700;
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kPiece = kMiB;  // the staged path's piece
-constexpr uint32_t kWindow = 4;    // pieces in flight
+constexpr uint32_t kWindow = 8;    // pieces in flight (B has 16 receives)
+constexpr uint32_t kAckEvery = 4;  // B acknowledges every fourth piece and the last
+constexpr uint32_t kLastPiece = 1u << 23;  // in a kStaged immediate's arg
 constexpr uint32_t kPatternSeed = 0x5eed;
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ;
@@ -69,7 +71,8 @@ constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 // a piece index or a size in KiB below.
 enum Op : uint32_t {
 	kDirect = 1, // data is in B's device memory: acknowledge
-	kStaged,     // piece arg is in B's stage: sync it for the device, then acknowledge
+	kStaged,     // piece arg (| kLastPiece) is in B's stage: sync it for the
+		     // device; acknowledge every kAckEvery-th piece and the last
 	kRdma,       // data is in B's host memory: acknowledge
 	kClear,      // zero B's device memory (arg KiB), then acknowledge
 	kVerify,     // check B's device memory (arg KiB) for A's pattern; the
@@ -255,10 +258,16 @@ void target(const std::string &self, uint64_t max)
 			break;
 		if (op == kStaged) {
 			// Piece arg landed in the stage: into the device.
+			uint32_t piece = arg & ~kLastPiece;
 			if (c.byte_len > kPiece)
 				die("a piece larger than a piece");
-			s.sync(uint64_t(arg) * kPiece, c.byte_len,
+			s.sync(uint64_t(piece) * kPiece, c.byte_len,
 			       HLTHUNK_VERBS_SYNC_FOR_DEVICE);
+			// Acknowledgments cost the link's CPUs too: one for
+			// several pieces, saying up to which one.
+			if (!(arg & kLastPiece) && (piece + 1) % kAckEvery)
+				continue;
+			reply = imm_of(kStaged, piece);
 		} else if (op == kClear || op == kVerify) {
 			uint64_t len = std::min<uint64_t>(uint64_t(arg) * 1024, max);
 			if (op == kClear) {
@@ -337,12 +346,16 @@ double Initiator::device(uint64_t len)
 			uint64_t off = uint64_t(next) * kPiece;
 			uint64_t piece = std::min(kPiece, len - off);
 			s_.sync(off, piece, HLTHUNK_VERBS_SYNC_FOR_NIC);
+			uint32_t arg = next + 1 == n ? next | kLastPiece : next;
 			write_imm(reinterpret_cast<void *>(s_.dev.va() + off), lkey, piece,
-				  s_.peer_dev + off, s_.peer_dev_rkey, imm_of(kStaged, next));
+				  s_.peer_dev + off, s_.peer_dev_rkey, imm_of(kStaged, arg));
 			next++;
 		}
-		s_.next_recv();
-		acked++;
+		// Every piece up to the acknowledged one is in B's device.
+		uint32_t upto = s_.next_recv().imm & 0xffffff;
+		if (upto < acked || upto >= next)
+			die("an acknowledgment of a piece not in flight");
+		acked = upto + 1;
 	}
 	return double(now_us() - t0);
 }
