@@ -75,7 +75,7 @@ TEST_F(VerbsStaged, OnlyWhenAskedAndOnlyWhereNothingElseWorks)
 		<< hlthunk_verbs_last_error();
 
 	interposer_reset();
-	reg_staged(&mr, va, len, fd());
+	ASSERT_NO_FATAL_FAILURE(reg_staged(&mr, va, len, fd()));
 	EXPECT_STREQ(hlthunk_verbs_path_name(HLTHUNK_VERBS_PATH_STAGED), "staged");
 	EXPECT_EQ(hlthunk_verbs_mr_dmabuf_error(mr.mr), -EOPNOTSUPP);
 	EXPECT_EQ(hlthunk_verbs_mr_iova(mr.mr), va);
@@ -116,7 +116,7 @@ TEST_F(VerbsStaged, SyncMovesExactlyItsRangeEachWay)
 		dma_to_device(dev.va(), host, alloc);
 
 		MrGuard mr;
-		reg_staged(&mr, dev.va() + off, len, fd());
+		ASSERT_NO_FATAL_FAILURE(reg_staged(&mr, dev.va() + off, len, fd()));
 		// The stage starts as a copy of the device memory.
 		ASSERT_EQ(lb().read(nic.data(), nic.lkey(), len, mr.iova(), mr.rkey()),
 			  IBV_WC_SUCCESS);
@@ -202,7 +202,7 @@ TEST_F(VerbsStaged, BadArgumentsAreRefusedAndMoveNothing)
 	EXPECT_NE(strstr(hlthunk_verbs_last_error(), "device memory only"), nullptr);
 	EXPECT_EQ(mr.mr, nullptr);
 
-	reg_staged(&mr, va, len, fd());
+	ASSERT_NO_FATAL_FAILURE(reg_staged(&mr, va, len, fd()));
 	const uint64_t iova = mr.iova();
 	const int up = HLTHUNK_VERBS_SYNC_FOR_DEVICE;
 	EXPECT_EQ(hlthunk_verbs_mr_sync(nullptr, iova, 1, up), -EINVAL);
@@ -238,7 +238,7 @@ TEST_F(VerbsStaged, TheStageHoldsTheMemoryAndTheDevice)
 	int dup_fd = fcntl(fd(), F_DUPFD_CLOEXEC, 0);
 	ASSERT_GE(dup_fd, 0);
 	MrGuard mr;
-	reg_staged(&mr, dev.va(), len, dup_fd);
+	ASSERT_NO_FATAL_FAILURE(reg_staged(&mr, dev.va(), len, dup_fd));
 	ASSERT_EQ(close(dup_fd), 0);
 	int other = open("/dev/null", O_RDWR | O_CLOEXEC);
 	ASSERT_EQ(other, dup_fd) << "the test wants the number reused";
@@ -272,7 +272,7 @@ TEST_F(VerbsStaged, AnExporterThatRefusesTheNicGetsAStageWhenAllowed)
 	EXPECT_EQ(hlthunk_verbs_reg_device_memory(pd(), fd(), dev.va(), 4096,
 						  kRemoteAccess, 0, &mr.mr),
 		  -EPERM);
-	reg_staged(&mr, dev.va(), 4096, fd());
+	ASSERT_NO_FATAL_FAILURE(reg_staged(&mr, dev.va(), 4096, fd()));
 	EXPECT_EQ(hlthunk_verbs_mr_dmabuf_error(mr.mr), -EPERM);
 	auto log = interposer_log();
 	ASSERT_EQ(log.size(), 3u) << "no CPU mapping is tried after EPERM";

@@ -22,6 +22,11 @@ const char *last_error()
 	return g_last.c_str();
 }
 
+int errno_or(int fallback)
+{
+	return errno > 0 ? errno : fallback;
+}
+
 std::string errno_name(int err)
 {
 	const char *n = strerrorname_np(err);

@@ -11,6 +11,9 @@ namespace hlthunk_verbs {
 int fail(int err, const std::string &what, const std::string &why);
 const char *last_error();
 
+// errno if a failed call set it, else fallback.
+int errno_or(int fallback);
+
 // "EOPNOTSUPP" for EOPNOTSUPP, or "errno N".
 std::string errno_name(int err);
 

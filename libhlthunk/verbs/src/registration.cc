@@ -29,11 +29,6 @@ bool writable(int access)
 			 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
 }
 
-int errno_or(int fallback)
-{
-	return errno > 0 ? errno : fallback;
-}
-
 // Fills the registration made up front (so that nothing can fail once
 // the memory region exists).
 std::unique_ptr<hlthunk_verbs_mr> wrap(std::unique_ptr<hlthunk_verbs_mr> out,

@@ -21,11 +21,6 @@ uint64_t page_size()
 	return static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
-int errno_or(int fallback)
-{
-	return errno > 0 ? errno : fallback;
-}
-
 }  // namespace
 
 Stage::~Stage()
@@ -38,9 +33,10 @@ hlthunk::Result<std::unique_ptr<Stage>> Stage::create(
 	int fd, int dmabuf_fd, uint64_t device_va, uint64_t length,
 	std::string *why)
 {
+	const uint64_t page = page_size();
 	auto s = std::make_unique<Stage>(Private{});
 	s->device_va_ = device_va;
-	s->in_page_ = device_va & (page_size() - 1);
+	s->in_page_ = device_va & (page - 1);
 
 	s->device_.reset(fcntl(fd, F_DUPFD_CLOEXEC, 0));
 	s->dmabuf_.reset(fcntl(dmabuf_fd, F_DUPFD_CLOEXEC, 0));
@@ -50,8 +46,7 @@ hlthunk::Result<std::unique_ptr<Stage>> Stage::create(
 		return Err{-e};
 	}
 
-	const uint64_t span = (s->in_page_ + length + page_size() - 1) &
-			      ~(page_size() - 1);
+	const uint64_t span = (s->in_page_ + length + page - 1) & ~(page - 1);
 	// Private anonymous pages, populated now: the NIC pins them at once,
 	// and a fork() of the caller must not make them copy-on-write.
 	s->host_ = hlipc::Mapping::map(span, PROT_READ | PROT_WRITE,
@@ -93,14 +88,19 @@ int Stage::copy(uint64_t dst, uint64_t src, uint64_t len)
 	return dma_.copy(dst, src, len);
 }
 
+uint64_t Stage::stage_va(uint64_t va) const
+{
+	return host_dev_va_ + in_page_ + (va - device_va_);
+}
+
 int Stage::to_device(uint64_t va, uint64_t len)
 {
-	return copy(va, host_dev_va_ + in_page_ + (va - device_va_), len);
+	return copy(va, stage_va(va), len);
 }
 
 int Stage::to_stage(uint64_t va, uint64_t len)
 {
-	return copy(host_dev_va_ + in_page_ + (va - device_va_), va, len);
+	return copy(stage_va(va), va, len);
 }
 
 }  // namespace hlthunk_verbs

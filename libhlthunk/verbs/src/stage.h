@@ -50,6 +50,8 @@ public:
 	int to_stage(uint64_t va, uint64_t len);
 
 private:
+	// The device's address of the stage's byte for device address va.
+	uint64_t stage_va(uint64_t va) const;
 	int copy(uint64_t dst, uint64_t src, uint64_t len);
 
 	hlthunk::UniqueFd device_;
