@@ -9,6 +9,7 @@
 #                [NO_DEBUG]                          not on the debug kernel
 #                [DEBUG_ONLY]                        only on the debug kernel
 #                [USERSPACE]                         see below
+#                [DEBIAN_CONFIG]                     see below
 #                [PARALLEL]                          may share the machine
 #                [CPUS <n>]                          vCPUs (see below)
 #                [COST <seconds>]                    expected run time
@@ -66,6 +67,8 @@ set(HL_DEBUG_KNOWN_REPORTS)
 
 option(HL_DEBUG_ALL_TESTS
   "Run the USERSPACE VM tests on the debug kernel too" OFF)
+option(HL_RELEASE_ALL_TESTS
+  "Run the VM tests the debug kernel runs on Debian's 6.12 build too" OFF)
 option(HL_USERSPACE_ALL_KERNELS
   "Run the USERSPACE VM tests on every supported kernel, not the first only" OFF)
 
@@ -73,7 +76,7 @@ function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;DEBUG_ONLY;USERSPACE;PAIR;PARALLEL" "TIMEOUT;COST;CPUS"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;DEBUG_ONLY;USERSPACE;PAIR;PARALLEL;DEBIAN_CONFIG" "TIMEOUT;COST;CPUS"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -132,6 +135,9 @@ function(hl_add_vm_test name)
   set(_plain_kernels ${A_KERNELS})
   if(A_DEBUG_ONLY)
     set(_plain_kernels)
+  elseif(HL_DEBUG_KVER AND _debug_ok AND NOT A_NO_DEBUG
+         AND NOT A_DEBIAN_CONFIG AND NOT HL_RELEASE_ALL_TESTS)
+    list(REMOVE_ITEM _plain_kernels 6.12)
   endif()
   foreach(_series IN LISTS _plain_kernels)
     set(_kver ${HL_KVER_${_series}})
