@@ -80,3 +80,34 @@ if(HL_BUILD_KMODS AND HL_DEBUG_KERNEL)
     message(STATUS "Debug kernel: not built (tools/vm/debug-kernel.sh); no vm-debug tests")
   endif()
 endif()
+
+# Debian 13's kernel (tools/vm/trixie-root.sh): not installed on the host
+# either; its headers' build programs need trixie's C library, so our
+# modules are built chrooted in the trixie root (build-kmods.sh HL_KROOT).
+# Sets HL_TRIXIE_KVER (empty when the root is not built or HL_TRIXIE is off).
+set(HL_TRIXIE_KVER "")
+if(HL_BUILD_KMODS AND HL_TRIXIE)
+  execute_process(
+    COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/trixie-root.sh --env
+    OUTPUT_VARIABLE _hl_tx_env OUTPUT_STRIP_TRAILING_WHITESPACE
+    ERROR_QUIET RESULT_VARIABLE _hl_tx_rc)
+  if(_hl_tx_rc EQUAL 0)
+    file(STRINGS ${_hl_tx_env} _hl_tx_lines REGEX "^HLTX_(KVER|ROOT)=")
+    foreach(_l IN LISTS _hl_tx_lines)
+      if(_l MATCHES "^HLTX_([A-Z]+)='([^']*)'")
+        set(_hl_tx_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+      endif()
+    endforeach()
+    set(HL_TRIXIE_KVER ${_hl_tx_KVER})
+    add_custom_target(kmods_trixie
+      COMMAND ${CMAKE_COMMAND} -E env HL_KROOT=${_hl_tx_ROOT}
+              ${PROJECT_SOURCE_DIR}/tools/build-kmods.sh ${HL_TRIXIE_KVER}
+              ${CMAKE_BINARY_DIR}/kmod/${HL_TRIXIE_KVER}
+      COMMENT "Building kernel modules for Debian 13's ${HL_TRIXIE_KVER} in its root (W=1, sparse)"
+      USES_TERMINAL VERBATIM)
+    add_dependencies(kmods kmods_trixie)
+    message(STATUS "Debian 13 kernel: ${HL_TRIXIE_KVER} (${_hl_tx_env})")
+  else()
+    message(STATUS "Debian 13 kernel: no trixie root (tools/vm/trixie-root.sh); no vm-trixie tests")
+  endif()
+endif()

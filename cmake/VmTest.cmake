@@ -10,6 +10,7 @@
 #                [DEBUG_ONLY]                        only on the debug kernel
 #                [USERSPACE]                         see below
 #                [DEBIAN_CONFIG]                     see below
+#                [TRIXIE]                            see below
 #                [PARALLEL]                          may share the machine
 #                [CPUS <n>]                          vCPUs (see below)
 #                [COST <seconds>]                    expected run time
@@ -22,6 +23,16 @@
 # "vm" and "vm-debug", with HL_DEBUG_TIMEOUT_FACTOR times the timeout.
 # DEBUG_ONLY registers only that one: for a test whose worth is what the
 # debug kernel's checks (KASAN, lockdep) see, such as a fuzzer.
+# Such a test then leaves Debian's own 6.12 build out: the debug kernel
+# compiles the same sources with the same compat answers and checks more.
+# DEBIAN_CONFIG keeps it on Debian's 6.12 too, for a test whose subject is
+# what Debian's configuration makes of the code (no CONFIG_PCI_P2PDMA: the
+# Gaudi-host refusals); so do the tests the debug kernel does not run
+# (NO_DEBUG, PAIR); HL_RELEASE_ALL_TESTS=ON keeps them all.
+# TRIXIE also runs the test on Debian 13's 6.12 kernel (trixie-root.sh) as
+# vm-trixie.<name>, labelled "vm" and "vm-trixie": our modules built by
+# trixie's compiler against its headers, loaded in its kernel, with the
+# host's (Debian 12) programs in the guest.
 # A VM test runs alone (RUN_SERIAL) unless it says PARALLEL: then CTest
 # may run it beside another PARALLEL test (`ctest -j2`).  A guest under
 # TCG keeps about one core busy (the host's load stays near 1 while the
@@ -76,7 +87,7 @@ function(hl_add_vm_test name)
   if(NOT HL_VM_TESTS OR NOT HL_BUILD_KMODS)
     return()
   endif()
-  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;DEBUG_ONLY;USERSPACE;PAIR;PARALLEL;DEBIAN_CONFIG" "TIMEOUT;COST;CPUS"
+  cmake_parse_arguments(A "NO_UNLOAD;NO_DEBUG;DEBUG_ONLY;USERSPACE;PAIR;PARALLEL;DEBIAN_CONFIG;TRIXIE" "TIMEOUT;COST;CPUS"
                         "COMMAND;INSMOD;MODPROBE;KERNELS;RUNVM_ARGS" ${ARGN})
   if(NOT A_COMMAND)
     message(FATAL_ERROR "hl_add_vm_test(${name}): COMMAND is required")
@@ -150,6 +161,16 @@ function(hl_add_vm_test name)
       LABELS "${_labels};vm-${_series}" TIMEOUT ${_ctest_timeout}
       RUN_SERIAL ${_serial} COST ${A_COST})
   endforeach()
+  if(HL_TRIXIE_KVER AND A_TRIXIE)
+    add_test(NAME vm-trixie.${name}
+      COMMAND ${_runvm} --kernel trixie
+              --kmod-dir ${CMAKE_BINARY_DIR}/kmod/${HL_TRIXIE_KVER} ${_args}
+              --timeout ${A_TIMEOUT} -- ${A_COMMAND}
+      WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+    set_tests_properties(vm-trixie.${name} PROPERTIES
+      LABELS "${_labels};vm-trixie" TIMEOUT ${_ctest_timeout}
+      RUN_SERIAL ${_serial} COST ${A_COST})
+  endif()
   if(HL_DEBUG_KVER AND _debug_ok AND NOT A_NO_DEBUG)
     math(EXPR _dt "${A_TIMEOUT} * ${HL_DEBUG_TIMEOUT_FACTOR}")
     math(EXPR _ctest_dt "${_dt} + 120")

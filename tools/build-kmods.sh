@@ -5,6 +5,10 @@
 #
 # usage: build-kmods.sh KVER OUTDIR [--no-check]
 # HL_KDIR=DIR builds against DIR instead of /lib/modules/KVER/build.
+# HL_KROOT=ROOT builds inside the root file system ROOT (chrooted, with
+# OUTDIR shown in it at /hlbuild): for a kernel of another Debian release,
+# whose kbuild programs need that release's C library
+# (tools/vm/trixie-root.sh); HL_KDIR is then a path inside ROOT.
 # By default the build is W=1 and sparse (C=1) and any warning fails it.
 # HL_MODULES="habanalabs_sim" in the environment builds only that module.
 set -euo pipefail
@@ -17,7 +21,8 @@ TARGET=check
 # HL_KDIR names the build tree of a kernel not installed on the host (the
 # debug kernel of tools/vm/debug-kernel.sh).
 KDIR=${HL_KDIR:-/lib/modules/$KVER/build}
-[ -d "$KDIR" ] || { echo "build-kmods: no headers for $KVER in $KDIR; run tools/setup.sh" >&2; exit 1; }
+KROOT=${HL_KROOT:-}
+[ -d "$KROOT$KDIR" ] || { echo "build-kmods: no headers for $KVER in $KROOT$KDIR; run tools/setup.sh" >&2; exit 1; }
 
 SRC=$OUT/src
 mkdir -p "$SRC"
@@ -39,7 +44,22 @@ done
 cp -u --preserve=timestamps "$TOP/dkms.conf" "$SRC/dkms.conf"
 
 echo "build-kmods: $KVER ($TARGET)"
-make -s -C "$SRC/kernel" KVER="$KVER" KDIR="$KDIR" ${HL_MODULES:+HL_MODULES="$HL_MODULES"} "$TARGET"
-make -s -C "$KDIR" M="$SRC/tests/kmod" W=1 modules
+# in_build CMD...: run CMD where the kernel's build programs run, with
+# BSRC the sources' path as CMD sees it.
+if [ -z "$KROOT" ]; then
+	in_build() { "$@"; }
+	BSRC=$SRC
+else
+	mkdir -p "$KROOT/hlbuild"
+	# A private mount namespace: the bind mount ends with the build.
+	in_build() {
+		unshare --mount --propagation private -- sh -c \
+			'mount --bind "$1" "$2/hlbuild" && shift && exec chroot "$@"' \
+			sh "$OUT" "$KROOT" "$@"
+	}
+	BSRC=/hlbuild/src
+fi
+in_build make -s -C "$BSRC/kernel" KVER="$KVER" KDIR="$KDIR" ${HL_MODULES:+HL_MODULES="$HL_MODULES"} "$TARGET"
+in_build make -s -C "$KDIR" M="$BSRC/tests/kmod" W=1 modules
 find "$SRC/kernel" "$SRC/tests/kmod" -name '*.ko' -exec cp {} "$OUT/" \;
 echo "build-kmods: $KVER: $(cd "$OUT" && ls ./*.ko | xargs -n1 basename | tr '\n' ' ')"

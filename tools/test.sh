@@ -19,6 +19,9 @@ case ${1:-} in
 	echo "Sets up this machine (tools/setup.sh) and runs the full test suite."
 	echo "Build trees: build/ (ASan+UBSan, all tests; the Debian packages in"
 	echo "build/deb/), build-release/ (host tests)."
+	echo "Debian 13's kernel and headers come in a trixie root file system"
+	echo "cached in /var/cache/hlipc-trixie (tools/vm/trixie-root.sh, about 2"
+	echo "minutes the first time)."
 	echo "The debug kernel is cached in /var/cache/hlipc-debug-kernel (about"
 	echo "6 minutes to build the first time on 2 cores), and the compiler's"
 	echo "results in /var/cache/hlipc-ccache (ccache; HL_CCACHE=0 turns it off)."
@@ -76,6 +79,9 @@ bash tools/setup.sh
 
 phase "debug kernel (KASAN, lockdep): build or reuse the cached one"
 bash tools/vm/debug-kernel.sh
+
+phase "Debian 13 (trixie) root with its kernel: build or reuse the cached one"
+bash tools/vm/trixie-root.sh
 
 # The compiler's results are cached across clones, as the debug kernel is:
 # paths are hashed relative to the tree (base_dir), and not the build
