@@ -112,7 +112,7 @@ phase "VM boot time per kernel"
 while read -r _ kver; do
 	tools/vm/run-vm --kernel "$kver" --timeout 300 -- true 2>&1 |
 		grep -E 'booted|accel' || true
-done < <(tools/vm/kernels.sh; echo "debug debug")
+done < <(tools/vm/kernels.sh; echo "debug debug"; echo "trixie trixie")
 
 phase "host tests (release build)"
 ctest --test-dir build-release --output-on-failure -L host -j"$(nproc)"
