@@ -6,11 +6,10 @@
 # trixie's C library, so they run chrooted in this root) and boot trixie's
 # kernel under run-vm (--kernel trixie) with its modules from this root.
 #
-# Nothing is fetched again while this script and its package list are
+# Nothing is fetched again while its package list and layout are
 # unchanged; the root keeps the package versions it was built with (see
 # --refresh).  Prints the path of its env file with --env.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${HL_TRIXIE_CACHE:-/var/cache/hlipc-trixie}
 MODE=build
 # What the root holds: trixie's kernel and its headers, and what building
@@ -39,8 +38,8 @@ EOF
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cache) CACHE=$2; shift 2 ;;
-	--env) MODE=env; shift ;;
-	--refresh) MODE=refresh; shift ;;
+	--env) MODE='env'; shift ;;
+	--refresh) MODE='refresh'; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "trixie-root.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -48,8 +47,10 @@ done
 say() { printf '[trixie-root] %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
-# The cache entry is named by this script and its package list.
-KEY=$( { cat "${BASH_SOURCE[0]}"; echo "${PACKAGES[*]}"; } | sha256sum | cut -c1-16)
+# The cache entry is named by the package list and by LAYOUT, which a
+# change to what the root or its env file hold must raise.
+LAYOUT=1
+KEY=$(echo "$LAYOUT ${PACKAGES[*]}" | sha256sum | cut -c1-16)
 DIR=$CACHE/trixie-$KEY
 ENV=$DIR/trixie.env
 if [ "$MODE" = env ]; then
@@ -101,6 +102,6 @@ pkgver=$(chroot "$TMP/root" dpkg-query -W -f '${Version}' "linux-image-$KVER")
 echo "trixie, kernel $KVER ($pkgver), built $(date -u +%F)" >"$TMP/ready"
 rm -rf "$DIR"
 mv "$TMP" "$DIR"
-# Older entries (another script version) go.
+# Older entries (another package list or layout) go.
 find "$CACHE" -mindepth 1 -maxdepth 1 -name 'trixie-*' ! -name "trixie-$KEY" -exec rm -rf {} +
 say "ready: $(cat "$DIR/ready")"
