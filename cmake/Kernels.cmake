@@ -52,62 +52,55 @@ if(HL_BUILD_KMODS)
   endforeach()
 endif()
 
-# The debug kernel is not installed on the host: its build tree is in its
-# cache, named by the kernel.env that debug-kernel.sh writes.
+# hl_cached_kernel(<target> <script> <prefix> <tree-key> <tree-env> <what>
+#                  <missing> <out-var>)
+# A kernel not installed on the host, kept in a cache by <script>, whose
+# env file (<script> --env) holds <prefix>_KVER and <prefix>_<tree-key>:
+# adds <target>, which builds our modules for it with
+# <tree-env>=<that path> (build-kmods.sh), and sets <out-var> to its version
+# (empty, saying <missing>, when the cache has none).
+function(hl_cached_kernel target script prefix tree_key tree_env what missing out)
+  set(${out} "" PARENT_SCOPE)
+  execute_process(
+    COMMAND ${script} --env
+    OUTPUT_VARIABLE _env OUTPUT_STRIP_TRAILING_WHITESPACE
+    ERROR_QUIET RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(STATUS "${what}: ${missing}")
+    return()
+  endif()
+  file(STRINGS ${_env} _lines REGEX "^${prefix}_(KVER|${tree_key})=")
+  foreach(_l IN LISTS _lines)
+    if(_l MATCHES "^${prefix}_([A-Z]+)='([^']*)'")
+      set(_v_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+    endif()
+  endforeach()
+  add_custom_target(${target}
+    COMMAND ${CMAKE_COMMAND} -E env ${tree_env}=${_v_${tree_key}}
+            ${PROJECT_SOURCE_DIR}/tools/build-kmods.sh ${_v_KVER}
+            ${CMAKE_BINARY_DIR}/kmod/${_v_KVER}
+    COMMENT "Building kernel modules for ${what} ${_v_KVER} (W=1, sparse)"
+    USES_TERMINAL VERBATIM)
+  add_dependencies(kmods ${target})
+  message(STATUS "${what}: ${_v_KVER} (${_env})")
+  set(${out} ${_v_KVER} PARENT_SCOPE)
+endfunction()
+
+# The debug kernel: its build tree is in its cache (debug-kernel.sh).
 set(HL_DEBUG_KVER "")
 if(HL_BUILD_KMODS AND HL_DEBUG_KERNEL)
-  execute_process(
-    COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/debug-kernel.sh --env
-    OUTPUT_VARIABLE _hl_dk_env OUTPUT_STRIP_TRAILING_WHITESPACE
-    ERROR_QUIET RESULT_VARIABLE _hl_dk_rc)
-  if(_hl_dk_rc EQUAL 0)
-    file(STRINGS ${_hl_dk_env} _hl_dk_lines REGEX "^HLDK_(KVER|BUILD)=")
-    foreach(_l IN LISTS _hl_dk_lines)
-      if(_l MATCHES "^HLDK_([A-Z]+)='([^']*)'")
-        set(_hl_dk_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
-      endif()
-    endforeach()
-    set(HL_DEBUG_KVER ${_hl_dk_KVER})
-    add_custom_target(kmods_debug
-      COMMAND ${CMAKE_COMMAND} -E env HL_KDIR=${_hl_dk_BUILD}
-              ${PROJECT_SOURCE_DIR}/tools/build-kmods.sh ${HL_DEBUG_KVER}
-              ${CMAKE_BINARY_DIR}/kmod/${HL_DEBUG_KVER}
-      COMMENT "Building kernel modules for the debug kernel ${HL_DEBUG_KVER} (W=1, sparse)"
-      USES_TERMINAL VERBATIM)
-    add_dependencies(kmods kmods_debug)
-    message(STATUS "Debug kernel: ${HL_DEBUG_KVER} (${_hl_dk_env})")
-  else()
-    message(STATUS "Debug kernel: not built (tools/vm/debug-kernel.sh); no vm-debug tests")
-  endif()
+  hl_cached_kernel(kmods_debug ${PROJECT_SOURCE_DIR}/tools/vm/debug-kernel.sh
+    HLDK BUILD HL_KDIR "Debug kernel"
+    "not built (tools/vm/debug-kernel.sh); no vm-debug tests" HL_DEBUG_KVER)
 endif()
 
-# Debian 13's kernel (tools/vm/trixie-root.sh): not installed on the host
-# either; its headers' build programs need trixie's C library, so our
-# modules are built chrooted in the trixie root (build-kmods.sh HL_KROOT).
-# Sets HL_TRIXIE_KVER (empty when the root is not built or HL_TRIXIE is off).
+# Debian 13's kernel (tools/vm/trixie-root.sh): its headers' build programs
+# need trixie's C library, so our modules are built chrooted in the trixie
+# root (build-kmods.sh HL_KROOT).  HL_TRIXIE_KVER is empty when the root is
+# not built or HL_TRIXIE is off.
 set(HL_TRIXIE_KVER "")
 if(HL_BUILD_KMODS AND HL_TRIXIE)
-  execute_process(
-    COMMAND ${PROJECT_SOURCE_DIR}/tools/vm/trixie-root.sh --env
-    OUTPUT_VARIABLE _hl_tx_env OUTPUT_STRIP_TRAILING_WHITESPACE
-    ERROR_QUIET RESULT_VARIABLE _hl_tx_rc)
-  if(_hl_tx_rc EQUAL 0)
-    file(STRINGS ${_hl_tx_env} _hl_tx_lines REGEX "^HLTX_(KVER|ROOT)=")
-    foreach(_l IN LISTS _hl_tx_lines)
-      if(_l MATCHES "^HLTX_([A-Z]+)='([^']*)'")
-        set(_hl_tx_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
-      endif()
-    endforeach()
-    set(HL_TRIXIE_KVER ${_hl_tx_KVER})
-    add_custom_target(kmods_trixie
-      COMMAND ${CMAKE_COMMAND} -E env HL_KROOT=${_hl_tx_ROOT}
-              ${PROJECT_SOURCE_DIR}/tools/build-kmods.sh ${HL_TRIXIE_KVER}
-              ${CMAKE_BINARY_DIR}/kmod/${HL_TRIXIE_KVER}
-      COMMENT "Building kernel modules for Debian 13's ${HL_TRIXIE_KVER} in its root (W=1, sparse)"
-      USES_TERMINAL VERBATIM)
-    add_dependencies(kmods kmods_trixie)
-    message(STATUS "Debian 13 kernel: ${HL_TRIXIE_KVER} (${_hl_tx_env})")
-  else()
-    message(STATUS "Debian 13 kernel: no trixie root (tools/vm/trixie-root.sh); no vm-trixie tests")
-  endif()
+  hl_cached_kernel(kmods_trixie ${PROJECT_SOURCE_DIR}/tools/vm/trixie-root.sh
+    HLTX ROOT HL_KROOT "Debian 13 kernel"
+    "no trixie root (tools/vm/trixie-root.sh); no vm-trixie tests" HL_TRIXIE_KVER)
 endif()
