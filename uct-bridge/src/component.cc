@@ -57,6 +57,10 @@ uct_component_t component = {
 	rkey_unpack,
 	rkey_ptr,
 	rkey_release,
+#if HL_UCX_1_18
+	// Keys are compared as handles: two unpackings of one key differ.
+	uct_base_rkey_compare,
+#endif
 	{"gaudi_ipc memory domain", "GAUDI_IPC_", md_config_table, sizeof(MdConfig), {}},
 	{"", "", nullptr, 0, {}},
 	{&component.tl_list, &component.tl_list},

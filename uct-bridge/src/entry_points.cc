@@ -176,12 +176,63 @@ int iface_is_reachable(const uct_iface_h iface, const uct_device_addr_t *dev_add
 	return iface_of(iface)->is_reachable(dev_addr, iface_addr);
 }
 
+#if HL_UCX_1_18
+// UCX 1.18's reachability and connection checks go through the
+// interface's internal table.
+int iface_is_reachable_v2(const uct_iface_h iface, const uct_iface_is_reachable_params_t *params)
+{
+	if (!uct_iface_is_reachable_params_valid(params,
+						 UCT_IFACE_IS_REACHABLE_FIELD_DEVICE_ADDR |
+							 UCT_IFACE_IS_REACHABLE_FIELD_IFACE_ADDR))
+		return 0;
+	if (iface_of(iface)->is_reachable(params->device_addr, params->iface_addr))
+		return 1;
+	uct_iface_fill_info_str_buf(params, "another node or namespace, or no path both "
+					    "ends offer");
+	return 0;
+}
+
+int ep_is_connected(uct_ep_h ep, const uct_ep_is_connected_params_t *params)
+{
+	const uint64_t need = UCT_EP_IS_CONNECTED_FIELD_DEVICE_ADDR |
+			      UCT_EP_IS_CONNECTED_FIELD_IFACE_ADDR;
+	if ((params->field_mask & need) != need)
+		return 0;
+	return iface_of(ep->iface)->is_reachable(params->device_addr, params->iface_addr) &&
+	       ep_of(ep)->connects_to(params->iface_addr);
+}
+
+void iface_vfs_refresh(uct_iface_h) {}
+#endif
+
 }  // namespace
+
+uct_iface_internal_ops_t *iface_internal_ops()
+{
+#if HL_UCX_1_18
+	static uct_iface_internal_ops_t ops = [] {
+		uct_iface_internal_ops_t o;
+		memset(&o, 0, sizeof(o));
+		o.iface_estimate_perf = uct_base_iface_estimate_perf;
+		o.iface_vfs_refresh = iface_vfs_refresh;
+		o.ep_query = unsupported;
+		o.ep_invalidate = unsupported;
+		o.ep_connect_to_ep_v2 = unsupported;
+		o.iface_is_reachable_v2 = iface_is_reachable_v2;
+		o.ep_is_connected = ep_is_connected;
+		return o;
+	}();
+	return &ops;
+#else
+	return &uct_base_iface_internal_ops;
+#endif
+}
 
 ucs_status_t iface_open(uct_md_h md, uct_worker_h worker, const uct_iface_params_t *params,
 			const uct_iface_config_t *config, uct_iface_h *iface_p)
 {
-	return Iface::open(iface_ops(), md, worker, params, config, iface_p);
+	return Iface::open(iface_ops(), iface_internal_ops(), md, worker, params, config,
+			   iface_p);
 }
 
 uct_iface_ops_t *iface_ops()

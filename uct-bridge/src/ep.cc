@@ -41,6 +41,13 @@ Ep::Ep(EpShared &shared, const IfaceAddr &peer) : shared_(shared)
 	ucs_queue_head_init(&pending_);
 }
 
+bool Ep::connects_to(const uct_iface_addr_t *addr) const
+{
+	IfaceAddr a;
+	memcpy(&a, addr, sizeof(a));
+	return a.pid == route_.peer.pid && a.start == route_.peer.start && a.nonce == route_.nonce;
+}
+
 ucs_status_t Ep::init()
 {
 	ucs_status_t st = UCS_CLASS_INIT(uct_base_ep_t, &h_.super, shared_.base);

@@ -37,6 +37,8 @@ public:
 
 	uct_ep_h handle() { return &h_.super.super; }
 	const ProcessId &peer() const { return route_.peer; }
+	// Whether this endpoint connects to the interface of that address.
+	bool connects_to(const uct_iface_addr_t *addr) const;
 	Route &route() { return route_; }
 
 	// uct_iface_ops_t, endpoint part.

@@ -23,8 +23,8 @@ constexpr size_t kMaxIov = 16;
 
 }  // namespace
 
-ucs_status_t Iface::open(uct_iface_ops_t *ops, uct_md_h md, uct_worker_h worker,
-			 const uct_iface_params_t *params,
+ucs_status_t Iface::open(uct_iface_ops_t *ops, uct_iface_internal_ops_t *internal_ops,
+			 uct_md_h md, uct_worker_h worker, const uct_iface_params_t *params,
 			 const uct_iface_config_t *tl_config, uct_iface_h *iface_p)
 {
 	return guarded([&]() -> ucs_status_t {
@@ -47,7 +47,7 @@ ucs_status_t Iface::open(uct_iface_ops_t *ops, uct_md_h md, uct_worker_h worker,
 		const auto *config = reinterpret_cast<const IfaceConfig *>(tl_config);
 		auto self = std::make_unique<Iface>(*config);
 		ucs_status_t st = UCS_CLASS_INIT(uct_base_iface_t, &self->h_.super, ops,
-						 &uct_base_iface_internal_ops, md, worker, params,
+						 internal_ops, md, worker, params,
 						 tl_config);
 		if (st != UCS_OK)
 			return st;

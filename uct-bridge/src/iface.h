@@ -35,7 +35,8 @@ class Iface {
 public:
 	// uct_tl_t::iface_open, with UCX's table of the transport's
 	// operations (entry_points.h).
-	static ucs_status_t open(uct_iface_ops_t *ops, uct_md_h md, uct_worker_h worker,
+	static ucs_status_t open(uct_iface_ops_t *ops, uct_iface_internal_ops_t *internal_ops,
+				 uct_md_h md, uct_worker_h worker,
 				 const uct_iface_params_t *params,
 				 const uct_iface_config_t *config, uct_iface_h *iface_p);
 	static Iface *from(uct_iface_h iface)

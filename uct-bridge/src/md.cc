@@ -29,7 +29,7 @@ std::unique_ptr<Md> the_md;
 int open_refs;
 
 // What peers may do: no access flags at all means every access.
-bool remote_write(unsigned flags)
+bool remote_write(uint64_t flags)
 {
 	return !(flags & UCT_MD_MEM_ACCESS_ALL) ||
 	       (flags & (UCT_MD_MEM_ACCESS_REMOTE_PUT | UCT_MD_MEM_ACCESS_REMOTE_ATOMIC));
@@ -37,7 +37,7 @@ bool remote_write(unsigned flags)
 
 // What this process may do: gets land in memory registered for local or
 // remote writes (UCP registers the destinations of its gets for RMA).
-bool local_write(unsigned flags)
+bool local_write(uint64_t flags)
 {
 	return remote_write(flags) || (flags & UCT_MD_MEM_ACCESS_LOCAL_WRITE);
 }
@@ -47,6 +47,44 @@ uint32_t access_bits(bool write)
 	return HLTHUNK_IPC_ACCESS_READ | (write ? HLTHUNK_IPC_ACCESS_WRITE : 0);
 }
 
+#if HL_UCX_1_18
+ucs_status_t md_query(uct_md_h md, uct_md_attr_v2_t *attr)
+{
+	uct_md_base_md_query(attr);
+	return Md::from(md)->query(attr);
+}
+
+ucs_status_t md_mem_reg(uct_md_h md, void *address, size_t length,
+			const uct_md_mem_reg_params_t *params, uct_mem_h *memh_p)
+{
+	const uint64_t flags = UCT_MD_MEM_REG_FIELD_VALUE(params, flags, FIELD_FLAGS, 0);
+	// The domain offers no dma-buf registration (UCT_MD_FLAG_REG_DMABUF).
+	if (UCT_MD_MEM_REG_FIELD_VALUE(params, dmabuf_fd, FIELD_DMABUF_FD,
+				       UCT_DMABUF_FD_INVALID) != UCT_DMABUF_FD_INVALID) {
+		uct_md_log_mem_reg_error(flags, "gaudi_ipc: cannot register a dma-buf: "
+					 "the domain registers addresses only");
+		return UCS_ERR_UNSUPPORTED;
+	}
+	return guarded([&] { return Md::from(md)->mem_reg(address, length, flags, memh_p); });
+}
+
+// The key covers the whole registration, whatever part of it UCX packs
+// it for: the kernel's region and the staging server hold peers to that.
+ucs_status_t md_mkey_pack(uct_md_h md, uct_mem_h memh, void *, size_t,
+			  const uct_md_mkey_pack_params_t *params, void *buffer)
+{
+	// No exported keys (UCT_MD_FLAG_EXPORTED_MKEY): keys are for peers.
+	if (UCS_PARAM_VALUE(UCT_MD_MKEY_PACK, params, flags, FIELD_FLAGS, 0) &
+	    UCT_MD_MKEY_PACK_FLAG_EXPORT)
+		return UCS_ERR_UNSUPPORTED;
+	return Md::from(md)->mkey_pack(memh, buffer);
+}
+
+ucs_status_t md_mem_attach(uct_md_h, const void *, uct_md_mem_attach_params_t *, uct_mem_h *)
+{
+	return UCS_ERR_UNSUPPORTED;
+}
+#else
 ucs_status_t md_query(uct_md_h md, uct_md_attr_t *attr)
 {
 	return Md::from(md)->query(attr);
@@ -58,15 +96,22 @@ ucs_status_t md_mem_reg(uct_md_h md, void *address, size_t length,
 	return guarded([&] { return Md::from(md)->mem_reg(address, length, flags, memh_p); });
 }
 
-ucs_status_t md_mem_dereg(uct_md_h md, const uct_md_mem_dereg_params_t *params)
-{
-	return guarded([&] { return Md::from(md)->mem_dereg(params); });
-}
-
 ucs_status_t md_mkey_pack(uct_md_h md, uct_mem_h memh,
 			  const uct_md_mkey_pack_params_t *, void *buffer)
 {
 	return Md::from(md)->mkey_pack(memh, buffer);
+}
+
+int md_is_sockaddr_accessible(uct_md_h, const ucs_sock_addr_t *,
+			      uct_sockaddr_accessibility_t)
+{
+	return 0;
+}
+#endif
+
+ucs_status_t md_mem_dereg(uct_md_h md, const uct_md_mem_dereg_params_t *params)
+{
+	return guarded([&] { return Md::from(md)->mem_dereg(params); });
 }
 
 ucs_status_t md_mem_alloc(uct_md_h, size_t *, void **, ucs_memory_type_t,
@@ -85,12 +130,6 @@ ucs_status_t md_mem_advise(uct_md_h, uct_mem_h, void *, size_t, unsigned)
 ucs_status_t md_mem_query(uct_md_h, const void *, size_t, uct_md_mem_attr_t *)
 {
 	return UCS_ERR_UNSUPPORTED;
-}
-
-int md_is_sockaddr_accessible(uct_md_h, const ucs_sock_addr_t *,
-			      uct_sockaddr_accessibility_t)
-{
-	return 0;
 }
 
 ucs_status_t md_detect_memory_type(uct_md_h, const void *, size_t,
@@ -114,7 +153,11 @@ uct_md_ops_t *md_ops()
 		o.mem_dereg = md_mem_dereg;
 		o.mem_query = md_mem_query;
 		o.mkey_pack = md_mkey_pack;
+#if HL_UCX_1_18
+		o.mem_attach = md_mem_attach;
+#else
 		o.is_sockaddr_accessible = md_is_sockaddr_accessible;
+#endif
 		o.detect_memory_type = md_detect_memory_type;
 		return o;
 	}();
@@ -162,19 +205,27 @@ Md::~Md()
 		uct_invoke_completion(c, UCS_ERR_CANCELED);
 }
 
-ucs_status_t Md::query(uct_md_attr_t *attr) const
+ucs_status_t Md::query(MdAttr *attr) const
 {
 	// INVALIDATE: every deregistration revokes the handle's keys before it
 	// returns (mem_dereg); an invalidating one completes when the last
-	// registration of its memory is gone (invalidations.h).
-	attr->cap.flags = UCT_MD_FLAG_REG | UCT_MD_FLAG_NEED_MEMH |
-			  UCT_MD_FLAG_NEED_RKEY | UCT_MD_FLAG_INVALIDATE;
-	attr->cap.max_alloc = 0;
-	attr->cap.max_reg = ULONG_MAX;
-	attr->cap.reg_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
-	attr->cap.detect_mem_types = 0;
-	attr->cap.alloc_mem_types = 0;
-	attr->cap.access_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
+	// registration of its memory is gone (invalidations.h).  Puts and
+	// gets both stop (UCX 1.18 names that INVALIDATE_RMA).
+	uint64_t flags = UCT_MD_FLAG_REG | UCT_MD_FLAG_NEED_MEMH | UCT_MD_FLAG_NEED_RKEY |
+			 UCT_MD_FLAG_INVALIDATE;
+#if HL_UCX_1_18
+	flags |= UCT_MD_FLAG_INVALIDATE_RMA;
+	auto &cap = *attr;
+#else
+	auto &cap = attr->cap;
+#endif
+	cap.flags = flags;
+	cap.max_alloc = 0;
+	cap.max_reg = ULONG_MAX;
+	cap.reg_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
+	cap.detect_mem_types = 0;
+	cap.alloc_mem_types = 0;
+	cap.access_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
 	attr->rkey_packed_size = sizeof(PackedRkey);
 	// Registering pins (host memory) or exports the range as a dma-buf
 	// (device memory): a fixed cost of a few system calls.
@@ -241,7 +292,7 @@ bool region_is_exactly(uint64_t cookie, uint64_t offset, uint64_t length)
 
 }  // namespace
 
-ucs_status_t Md::mem_reg(void *address, size_t length, unsigned flags,
+ucs_status_t Md::mem_reg(void *address, size_t length, uint64_t flags,
 			 uct_mem_h *memh_p)
 {
 	const ucs_log_level_t level = uct_md_reg_log_lvl(flags);

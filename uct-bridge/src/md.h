@@ -24,6 +24,12 @@ struct MdHandle {
 	Md *self;
 };
 
+#if HL_UCX_1_18
+using MdAttr = uct_md_attr_v2_t;
+#else
+using MdAttr = uct_md_attr_t;
+#endif
+
 class Md {
 public:
 	// uct_component_t::md_open: the process's domain, opened on first use
@@ -39,8 +45,8 @@ public:
 
 	uct_md_h handle() { return &h_.super; }
 
-	ucs_status_t query(uct_md_attr_t *attr) const;
-	ucs_status_t mem_reg(void *address, size_t length, unsigned flags,
+	ucs_status_t query(MdAttr *attr) const;
+	ucs_status_t mem_reg(void *address, size_t length, uint64_t flags,
 			     uct_mem_h *memh_p);
 	ucs_status_t mem_dereg(const uct_md_mem_dereg_params_t *params);
 	ucs_status_t mkey_pack(uct_mem_h memh, void *buffer) const;
