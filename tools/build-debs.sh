@@ -33,7 +33,9 @@ ignore (in a tree without git: everything but build*/ and ucx/).
                      tools/test.sh runs them anyway)
   --ucx-source TREE  take UCX's source from TREE, an unpacked ucx source
                      package of the installed libucx0 version (dpkg-source
-                     -x), instead of fetching it with apt-get source; the
+                     -x), or UCX's own release of that version (for an
+                     archive that does not serve Debian's source: trixie's
+                     here), instead of fetching it with apt-get source; the
                      fetched source is kept in OUTDIR/ucx-cache/ and used
                      again while libucx0 keeps its version
   -h, --help         this text
@@ -91,11 +93,16 @@ START=$(date +%s)
 say() { printf '[build-debs %3d s] %s\n' $(($(date +%s) - START)) "$*"; }
 
 # ucx_tarball DIR FILE: a reproducible tarball of DIR/ucx (files in name
-# order, root-owned, dated as UCX's changelog), xz-compressed into FILE: the
-# same UCX source makes the same component.
+# order, root-owned, dated as UCX's Debian changelog, or as its
+# configure.ac in UCX's own release), xz-compressed into FILE: the same UCX
+# source makes the same component.
 ucx_tarball() {
 	local t
-	t=$(dpkg-parsechangelog -l "$1/ucx/debian/changelog" -STimestamp)
+	if [ -f "$1/ucx/debian/changelog" ]; then
+		t=$(dpkg-parsechangelog -l "$1/ucx/debian/changelog" -STimestamp)
+	else
+		t=$(stat -c %Y "$1/ucx/configure.ac")
+	fi
 	tar -C "$1" --sort=name --mtime="@$t" --owner=0 --group=0 \
 		--numeric-owner --format=gnu -cf - ucx | xz -6 -T1 >"$2.tmp"
 	mv "$2.tmp" "$2"

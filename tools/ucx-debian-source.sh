@@ -57,9 +57,16 @@ INSTALLED=$(dpkg-query -W -f '${Version}' libucx0 2>/dev/null) && [ -n "$INSTALL
 	die "libucx0 is not installed: run tools/setup.sh (or apt-get install libucx-dev ucx-utils)"
 command -v ucx_info >/dev/null ||
 	die "ucx_info not found: install ucx-utils (tools/setup.sh does)"
-UPSTREAM=${INSTALLED%-*}
+# The source package libucx0 was built from: the same version, but for a
+# rebuild of the binaries alone (a binNMU, "+b1": trixie's 1.18.1+ds-2+b1).
+SOURCE=$(dpkg-query -W -f '${source:Version}' libucx0)
+# UCX's own version: without epoch, Debian revision and repack suffix
+# ("+ds", "+dfsg").
+UPSTREAM=${SOURCE%-*}
 UPSTREAM=${UPSTREAM#*:}
-info_version=$(ucx_info -v | sed -n 's/^# Version //p')
+UPSTREAM=${UPSTREAM%%[+~]*}
+# "# Version 1.13.1" (1.13), "# Library version: 1.18.1" (1.18).
+info_version=$(ucx_info -v | sed -n -e 's/^# Version //p' -e 's/^# Library version: //p' | head -n 1)
 [ "$info_version" = "$UPSTREAM" ] ||
 	die "ucx_info reports UCX $info_version but libucx0 is $INSTALLED: install matching libucx0 and ucx-utils"
 
@@ -69,8 +76,8 @@ check_tree() {
 	[ -d "$tree/src/uct/base" ] || die "$tree is not an unpacked UCX source (no src/uct/base)"
 	if [ -f "$tree/debian/changelog" ]; then
 		v=$(dpkg-parsechangelog -l "$tree/debian/changelog" -S Version)
-		[ "$v" = "$INSTALLED" ] ||
-			die "the source in $tree is ucx $v, the installed libucx0 is $INSTALLED"
+		[ "$v" = "$SOURCE" ] ||
+			die "the source in $tree is ucx $v, the installed libucx0 $INSTALLED is built from ucx $SOURCE"
 	else
 		v=$(sed -n 's/^define(\[ucx_ver_\(major\|minor\|patch\)\], \([0-9]*\)).*/\2/p' \
 			"$tree/configure.ac" | paste -sd.)
@@ -96,15 +103,15 @@ mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 command -v dpkg-source >/dev/null || die "dpkg-source not found: install dpkg-dev"
 [ "$QUIET" = 1 ] ||
-	echo "ucx-debian-source.sh: fetching the source of UCX $INSTALLED (apt-get source ucx=$INSTALLED)" >&2
+	echo "ucx-debian-source.sh: fetching the source of UCX $INSTALLED (apt-get source ucx=$SOURCE)" >&2
 dl=$DIR/download
 rm -rf "$dl"
 mkdir -p "$dl"
 # apt drops root for downloads; a root-owned directory is fine all the same.
 (cd "$dl" && apt-get source --download-only -q -o APT::Sandbox::User=root \
-	"ucx=$INSTALLED" >apt.log 2>&1) || {
+	"ucx=$SOURCE" >apt.log 2>&1) || {
 	tail -5 "$dl/apt.log" >&2
-	die "could not fetch the source of ucx $INSTALLED: apt needs deb-src entries for the archive libucx0 came from (tools/setup.sh adds them)"
+	die "could not fetch the source of ucx $SOURCE: apt needs deb-src entries for the archive libucx0 came from (tools/setup.sh adds them)"
 }
 dsc=$(ls "$dl"/ucx_*.dsc)
 # apt checked the files against the archive's signed index; the .dsc

@@ -19,6 +19,7 @@ PATHS=()
 FILTER='*gaudi_ipc*'
 OUT=
 MODE=run
+UCX_TREE=
 TIMEOUT=2400
 EXTRA=()
 
@@ -63,7 +64,13 @@ options:
   -B, --build DIR    the project's build directory: its hl-ucx and plugin
                      are loaded, its modules (DIR/kmod/KVER) inserted
                      (default: build/ of this checkout; now $BUILD)
-  -k, --kernel K     6.1, 6.12 or debug (repeatable; default: 6.1 and 6.12)
+  -k, --kernel K     6.1, 6.12 or debug (repeatable; default: 6.1 and 6.12),
+                     or trixie alone: Debian 13's UCX, kernel and root
+                     (tools/vm/trixie-root.sh): the gtest is built against
+                     trixie's UCX in that root (tools/vm/trixie-chroot),
+                     the guest boots with it as its root, and -B names a
+                     build of the project made there (default:
+                     build/trixie-user)
   -p, --path P       channels (UCX_GAUDI_IPC_CHANNELS=y) or staged (=n)
                      (repeatable; default: both)
   -f, --filter F     gtest filter (default: $FILTER)
@@ -75,6 +82,11 @@ options:
                      /var/cache/hlipc-ucx-gtest; now $CACHE); not under
                      /tmp, /var/tmp, /run or /root, which the guest covers
   --jobs N           parallel compile jobs (default: $JOBS)
+  --ucx-source TREE  take UCX's source from TREE, an unpacked source of the
+                     installed UCX version (a Debian source package, or
+                     UCX's release of that version), instead of fetching
+                     Debian's with apt-get source (for an archive that does
+                     not serve it: trixie's)
   --build-only       build the gtest (or find it in the cache), print its
                      path, run nothing
   -h, --help         this text
@@ -107,12 +119,20 @@ while [ $# -gt 0 ]; do
 	--cache) CACHE=$2; shift 2 ;;
 	--jobs) JOBS=$2; shift 2 ;;
 	--build-only) MODE=build; shift ;;
+	--ucx-source) UCX_TREE=$(realpath "$2") || die "--ucx-source: no directory '$2'"; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; EXTRA=("$@"); break ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 done
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
+TRIXIE=0
+if [[ " ${KERNELS[*]} " == *" trixie "* ]]; then
+	[ ${#KERNELS[@]} = 1 ] ||
+		die "-k trixie runs alone: trixie's UCX is another build of the gtest (run the other kernels separately)"
+	TRIXIE=1
+	[ "$BUILD" != "$TOP/build" ] || BUILD=$TOP/build/trixie-user
+fi
 [ ${#PATHS[@]} -gt 0 ] || PATHS=(channels staged)
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a number, not '$JOBS'"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, not '$TIMEOUT'"
@@ -120,7 +140,7 @@ done
 # ---- the test build's recipe ---------------------------------------------
 # Everything that decides the build besides UCX's version and settings: a
 # change here gets a build directory of its own.
-RECIPE=4
+RECIPE=5
 
 # The gtest sources the UCT cases need: UCX's test framework, its bundled
 # GoogleTest, the UCT test files that instantiate for a transport like
@@ -169,27 +189,46 @@ edit() {
 	rm -f "$file.orig"
 }
 
+# The edits name what they change, so that one recipe serves UCX 1.13
+# (Debian 12) and 1.18 (Debian 13); where the two differ, the edit says
+# which version it is for.
 # shellcheck disable=SC2016 # perl, not shell, expands $1
 apply_edits() { # TREE
-	local g=$1/test/gtest/uct
+	local g=$1/test/gtest/uct minor
+	minor=$(sed -n 's/^define(\[ucx_ver_minor\], \([0-9]*\)).*/\1/p' "$1/configure.ac")
 	edit "$g/uct_test.h" "gaudi_ipc in UCT_TEST_NO_SELF_TLS" \
 		's/(#define UCT_TEST_NO_SELF_TLS \\\n(?:.*\\\n)*?\s*knem)\n/$1, \\\n    gaudi_ipc\n/'
 	edit "$g/test_md.cc" "gaudi_ipc in test_md's list" \
 		's/(\n\s*)rdmacm \\\n/$1rdmacm, \\$1gaudi_ipc \\\n/'
+	# 1.13's md_attr() has the capabilities in .cap, 1.18's (v2) at the top.
 	edit "$g/uct_p2p_test.cc" "max_alloc trims only a domain that allocates" \
-		's/\n(\s*)(max_length = ucs_min\(max_length, sender\(\)\.md_attr\(\)\.cap\.max_alloc \/ 2\.5\);)/\n$1if (sender().md_attr().cap.flags & UCT_MD_FLAG_ALLOC) {\n$1    $2\n$1}/'
+		's/\n(\s*)(max_length = ucs_min\(max_length, sender\(\)\.md_attr\(\)\.((?:cap\.)?)max_alloc \/ 2\.5\);)/\n$1if (sender().md_attr().$3flags & UCT_MD_FLAG_ALLOC) {\n$1    $2\n$1}/'
 	edit "$g/test_p2p_am.cc" "gaudi_ipc beside cma in the AM alignment exemptions" \
 		's/(has_transport\("cma"\) \|\|)/$1\n            has_transport("gaudi_ipc") ||/'
 	edit "$g/test_uct_perf.cc" "gaudi_ipc's perf envelope capped as tcp's" \
-		's/if \(has_transport\("tcp"\)\) \{\n(\s*check_perf = false;)/if (has_transport("tcp") || has_transport("gaudi_ipc")) {\n$1/'
+		's/if \(has_transport\("tcp"\)/if (has_transport("gaudi_ipc") || has_transport("tcp")/'
 	edit "$g/test_zcopy_comp.cc" "issue1440 sends a hundredth for gaudi_ipc" \
 		's/(\n(\s*)int num_large_sends = 1000 \/ ucs::test_time_multiplier\(\);\n)/$1$2if (has_transport("gaudi_ipc")) {\n$2    num_small_sends \/= 100;\n$2    num_large_sends \/= 100;\n$2}\n/'
+	# Its keys are packed into a uint64_t each (every pack call of the
+	# test, one in 1.13, two in 1.18).
 	edit "$g/test_md.cc" "invalidate packs the whole key" \
-		's/(\n\s*)std::set<uint64_t> keys_set;(.*?\n\s*)uint64_t key;(.*?)uct_md_mkey_pack_v2\(md\(\), memh, &pack_params, &key\);/$1std::set<std::string> keys_set;$2std::string key(md_attr().rkey_packed_size, 0);$3uct_md_mkey_pack_v2(md(), memh, \&pack_params, \&key[0]);/s'
-	edit "$g/test_md.cc" "invalidate runs a twentieth of its rounds for gaudi_ipc" \
-		's/(const int limit\s*= )2000( \/ ucs::test_time_multiplier\(\);)/$1(GetParam().md_name == "gaudi_ipc" ? 100 : 2000)$2/'
+		's{(UCS_TEST_SKIP_COND_P\(test_md, invalidate,.*?\n\}\n)}{my $b = $1; $b =~ s/std::set<uint64_t> keys_set;/std::set<std::string> keys_set;/; $b =~ s/uint64_t key;/std::string key(md_attr().rkey_packed_size, 0);/; $b =~ s/&pack_params,(\s*)&key\)/&pack_params,$1&key[0])/g; $b}se'
+	if [ "$minor" = 13 ]; then
+		# 1.18 runs 64 rounds anyway.
+		edit "$g/test_md.cc" "invalidate runs a twentieth of its rounds for gaudi_ipc" \
+			's/(const int limit\s*= )2000( \/ ucs::test_time_multiplier\(\);)/$1(GetParam().md_name == "gaudi_ipc" ? 100 : 2000)$2/'
+	fi
 	edit "$g/test_peer_failure.cc" "keepalive.killed skips gaudi_ipc" \
 		's/(UCS_TEST_SKIP_COND_P\(test_uct_peer_failure_keepalive, killed,\n.*\n\{\n)/$1    if (has_transport("gaudi_ipc")) {\n        UCS_TEST_SKIP_R("gaudi_ipc detects only a real process death, which this case fakes");\n    }\n/'
+}
+
+# The test framework's GPU memory types need the GPU runtimes' headers
+# (trixie's UCX is built with ROCm); the gaudi_ipc cases use host memory
+# only, and no UCX header holds a field that depends on them, so the test
+# build goes without them.
+without_gpus() { # CONFIG_H
+	printf '%s\n' "/* ucx-gtest.sh: the test build goes without GPU runtimes */" \
+		"#undef HAVE_CUDA" "#undef HAVE_ROCM" "#undef HAVE_HIP" >>"$1"
 }
 
 # Compiler flags as UCX's own gtest build has them (test/gtest/Makefile.am,
@@ -229,7 +268,7 @@ recipe_key() {
 		ucx_info -b
 		g++ --version | head -n 1
 		printf '%s\n' "${GTEST_SOURCES[@]}"
-		declare -f edit apply_edits write_makefile
+		declare -f edit apply_edits without_gpus write_makefile
 	} | sha256sum | cut -c1-16
 }
 
@@ -289,13 +328,21 @@ build_gtest() { # sets GTEST_BIN
 		exec 9>&-
 		return 0
 	fi
-	need_packages
+	# In the trixie root, its own packages are what there is.
+	[ -n "${HL_UCX_GTEST_IN_ROOT:-}" ] || need_packages
 	rm -rf "$dir"
 	mkdir -p "$dir/include"
-	"$HERE/ucx-debian-source.sh" -q fetch "$dir" >/dev/null || exit 2
+	if [ -n "$UCX_TREE" ]; then
+		"$HERE/ucx-debian-source.sh" check "$UCX_TREE" || exit 2
+		say "UCX's source from $UCX_TREE"
+		cp -a "$UCX_TREE" "$dir/ucx"
+	else
+		"$HERE/ucx-debian-source.sh" -q fetch "$dir" >/dev/null || exit 2
+	fi
 	apply_edits "$dir/ucx"
 	# The installed build's own settings, as the transport is built with.
 	ucx_info -b >"$dir/include/config.h"
+	without_gpus "$dir/include/config.h"
 	write_makefile "$dir" "$dir/ucx"
 	say "building UCX $version's gtest (UCT part, ${#GTEST_SOURCES[@]} files) with $JOBS jobs; log: $dir/build.log"
 	t0=$(date +%s)
@@ -324,7 +371,25 @@ build_gtest() { # sets GTEST_BIN
 	exec 9>&-
 }
 
-build_gtest
+# Trixie's gtest: this script's build, run in the trixie root, against
+# its UCX, cached beside bookworm's.
+build_gtest_trixie() { # sets GTEST_BIN
+	local out
+	mkdir -p "$CACHE/trixie" 2>/dev/null && [ -w "$CACHE/trixie" ] ||
+		die "cannot write the cache $CACHE/trixie: run as root or pass --cache DIR"
+	out=$("$TOP/tools/vm/trixie-chroot" --show "$CACHE/trixie" ${UCX_TREE:+--show "$UCX_TREE"} -- \
+		env HL_UCX_GTEST_IN_ROOT=1 "$HERE/ucx-gtest.sh" --build-only \
+		--cache "$CACHE/trixie" --jobs "$JOBS" ${UCX_TREE:+--ucx-source "$UCX_TREE"}) ||
+		die "the gtest build in the trixie root failed"
+	GTEST_BIN=$(tail -n 1 <<<"$out")
+	[ -x "$GTEST_BIN" ] || die "the trixie root's build gave no gtest binary ('$GTEST_BIN')"
+}
+
+if [ "$TRIXIE" = 1 ] && [ -z "${HL_UCX_GTEST_IN_ROOT:-}" ]; then
+	build_gtest_trixie
+else
+	build_gtest
+fi
 if [ "$MODE" = build ]; then
 	echo "$GTEST_BIN"
 	exit 0
@@ -343,7 +408,10 @@ fi
 say "output in $OUT"
 
 kver_of() { # SERIES -> the kernel release run-vm boots
-	if [ "$1" = debug ]; then
+	if [ "$1" = trixie ]; then
+		# shellcheck disable=SC1090
+		(. "$("$TOP/tools/vm/trixie-root.sh" --env)" && echo "$HLTX_KVER")
+	elif [ "$1" = debug ]; then
 		# shellcheck disable=SC1090
 		(. "$("$TOP/tools/vm/debug-kernel.sh" --env)" && echo "$HLDK_KVER")
 	else
@@ -363,8 +431,20 @@ for k in "${KERNELS[@]}"; do
 		say "kernel $k, $p path (UCX_GAUDI_IPC_CHANNELS=$channels)"
 		st=0
 		t0=$(date +%s)
-		(cd "$BUILD" && "$TOP/tools/vm/run-vm" --quiet --kernel "$kver" \
-			--kmod-dir "$BUILD/kmod/$kver" \
+		root=()
+		kmods=$BUILD/kmod/$kver
+		kver_arg=$kver
+		if [ "$k" = trixie ]; then
+			# Trixie's root, with the gtest shown in it; the modules
+			# are the main build's (trixie's userspace build has none).
+			# shellcheck disable=SC1090
+			root=(--root "$(. "$("$TOP/tools/vm/trixie-root.sh" --env)" && echo "$HLTX_ROOT")"
+				--show "$(dirname "$GTEST_BIN")")
+			kmods=$(dirname "$BUILD")/kmod/$kver
+			kver_arg=trixie
+		fi
+		(cd "$BUILD" && "$TOP/tools/vm/run-vm" --quiet --kernel "$kver_arg" "${root[@]}" \
+			--kmod-dir "$kmods" \
 			--insmod "habanalabs_sim num_devices=2" --insmod habanalabs_ipc \
 			--rw "$run" --timeout "$TIMEOUT" \
 			--env "UCX_GAUDI_IPC_CHANNELS=$channels" -- \

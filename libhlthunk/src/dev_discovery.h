@@ -2,6 +2,7 @@
 // Finding habanalabs and habanalabs_sim device nodes through libudev.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

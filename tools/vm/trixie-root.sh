@@ -16,13 +16,24 @@ MODE=build
 # our modules needs there (the compiler the kernel was built with comes
 # with the headers; sparse for the warning-free check build).
 PACKAGES=(linux-image-amd64 linux-headers-amd64 make sparse kmod xz-utils zstd)
+# What building the userspace and the Debian packages needs there, as
+# debian/control's Build-Depends say (without the <!nocheck> ones: the
+# userspace tests run on bookworm), with trixie's UCX and its source
+# (deb-src entries), and what the packages' install test and UCX's gtest
+# use in a guest booted with this root.
+USERSPACE=(build-essential cmake pkg-config cpio file python3
+	libkmod-dev libudev-dev liblzma-dev libibverbs-dev libucx-dev ucx-utils
+	debhelper dh-dkms dkms fakeroot lintian dpkg-dev
+	udev systemd man-db perl util-linux iproute2 rdma-core ibverbs-providers)
 
 usage() {
 	cat <<EOF
 usage: trixie-root.sh [options]
 Build (once) a trixie root file system with debootstrap, holding trixie's
-kernel, its headers and what building out-of-tree modules needs:
+kernel, its headers, what building out-of-tree modules, the userspace and
+the Debian packages needs, and trixie's UCX:
   ${PACKAGES[*]}
+  ${USERSPACE[*]}
 and write an env file (HLTX_ROOT, HLTX_KVER, HLTX_VMLINUZ) beside it.
 options:
   --cache DIR   cache directory (default: \$HL_TRIXIE_CACHE, else
@@ -49,8 +60,8 @@ die() { say "$*"; exit 1; }
 
 # The cache entry is named by the package list and by LAYOUT, which a
 # change to what the root or its env file hold must raise.
-LAYOUT=1
-KEY=$(echo "$LAYOUT ${PACKAGES[*]}" | sha256sum | cut -c1-16)
+LAYOUT=2
+KEY=$(echo "$LAYOUT ${PACKAGES[*]} / ${USERSPACE[*]}" | sha256sum | cut -c1-16)
 DIR=$CACHE/trixie-$KEY
 ENV=$DIR/trixie.env
 if [ "$MODE" = env ]; then
@@ -84,6 +95,26 @@ if ! debootstrap --variant=minbase --include="$inc" trixie "$TMP/root" "$MIRROR"
 	tail -n 20 "$TMP/debootstrap.log" >&2
 	die "debootstrap failed (whole log: $TMP/debootstrap.log)"
 fi
+# apt-get source in the root (UCX's source for the transport and its
+# gtest): deb-src beside debootstrap's deb line.
+sed -n 's/^deb /deb-src /p' "$TMP/root/etc/apt/sources.list" >>"$TMP/root/etc/apt/sources.list"
+grep -q '^deb-src ' "$TMP/root/etc/apt/sources.list" ||
+	die "no deb line in the root's sources.list to add deb-src to"
+# The userspace with apt, which resolves what debootstrap's --include does
+# not (virtual packages), in a mount namespace that takes /proc away
+# again; no service starts in the root.
+say "installing the userspace packages in the root with apt (log in $TMP/apt.log)"
+printf '#!/bin/sh\nexit 101\n' >"$TMP/root/usr/sbin/policy-rc.d"
+chmod +x "$TMP/root/usr/sbin/policy-rc.d"
+if ! unshare --mount --propagation private -- sh -c '
+	mount -t proc proc "$1/proc" && shift &&
+	chroot "$0" apt-get -q update &&
+	DEBIAN_FRONTEND=noninteractive chroot "$0" apt-get -q -y --no-install-recommends install "$@"
+' "$TMP/root" "$TMP/root" "${USERSPACE[@]}" >"$TMP/apt.log" 2>&1; then
+	tail -n 20 "$TMP/apt.log" >&2
+	die "apt-get install in the trixie root failed (whole log: $TMP/apt.log)"
+fi
+rm -f "$TMP/root/usr/sbin/policy-rc.d"
 rm -rf "$TMP/root/var/cache/apt/archives/"*.deb
 
 kvers=$(ls "$TMP/root/lib/modules")

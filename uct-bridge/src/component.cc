@@ -47,6 +47,13 @@ ucs_status_t query_devices(uct_md_h md, uct_tl_device_resource_t **devices_p,
 					  UCS_SYS_DEVICE_ID_UNKNOWN, devices_p, num_p);
 }
 
+// A configuration table's entry (UCX 1.18 adds its flags).
+#if HL_UCX_1_18
+#define CONFIG_ENTRY(name, prefix, table, size) {name, prefix, table, size, {}, 0}
+#else
+#define CONFIG_ENTRY(name, prefix, table, size) {name, prefix, table, size, {}}
+#endif
+
 }  // namespace
 
 uct_component_t component = {
@@ -61,8 +68,8 @@ uct_component_t component = {
 	// Keys are compared as handles: two unpackings of one key differ.
 	uct_base_rkey_compare,
 #endif
-	{"gaudi_ipc memory domain", "GAUDI_IPC_", md_config_table, sizeof(MdConfig), {}},
-	{"", "", nullptr, 0, {}},
+	CONFIG_ENTRY("gaudi_ipc memory domain", "GAUDI_IPC_", md_config_table, sizeof(MdConfig)),
+	CONFIG_ENTRY("", "", nullptr, 0),
 	{&component.tl_list, &component.tl_list},
 	{},
 	0,
@@ -73,7 +80,7 @@ uct_tl_t transport = {
 	"gaudi_ipc",
 	query_devices,
 	iface_open,
-	{"gaudi_ipc transport", "GAUDI_IPC_", iface_config_table, sizeof(IfaceConfig), {}},
+	CONFIG_ENTRY("gaudi_ipc transport", "GAUDI_IPC_", iface_config_table, sizeof(IfaceConfig)),
 	{},
 };
 
