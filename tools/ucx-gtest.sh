@@ -19,6 +19,7 @@ PATHS=()
 FILTER='*gaudi_ipc*'
 OUT=
 MODE=run
+MEM=6144
 UCX_TREE=
 TIMEOUT=2400
 EXTRA=()
@@ -78,6 +79,9 @@ options:
                      log, results, summary; default: a new directory under
                      /var/tmp, printed)
   --timeout SEC      per VM run (default $TIMEOUT)
+  --mem MIB          guest memory (default $MEM: UCX 1.18's uct_p2p_mix_test
+                     allocates two buffers of 1 GiB for a transport without
+                     active messages, and registers both)
   --cache DIR        build cache (default: \$HL_UCX_GTEST_CACHE, else
                      /var/cache/hlipc-ucx-gtest; now $CACHE); not under
                      /tmp, /var/tmp, /run or /root, which the guest covers
@@ -116,6 +120,7 @@ while [ $# -gt 0 ]; do
 	-f | --filter) FILTER=$2; shift 2 ;;
 	-o | --out) OUT=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--mem) MEM=$2; shift 2 ;;
 	--cache) CACHE=$2; shift 2 ;;
 	--jobs) JOBS=$2; shift 2 ;;
 	--build-only) MODE=build; shift ;;
@@ -136,6 +141,7 @@ fi
 [ ${#PATHS[@]} -gt 0 ] || PATHS=(channels staged)
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a number, not '$JOBS'"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, not '$TIMEOUT'"
+[[ $MEM =~ ^[1-9][0-9]*$ ]] || die "--mem wants MiB, not '$MEM'"
 
 # ---- the test build's recipe ---------------------------------------------
 # Everything that decides the build besides UCX's version and settings: a
@@ -446,7 +452,7 @@ for k in "${KERNELS[@]}"; do
 		(cd "$BUILD" && "$TOP/tools/vm/run-vm" --quiet --kernel "$kver_arg" "${root[@]}" \
 			--kmod-dir "$kmods" \
 			--insmod "habanalabs_sim num_devices=2" --insmod habanalabs_ipc \
-			--rw "$run" --timeout "$TIMEOUT" \
+			--rw "$run" --timeout "$TIMEOUT" --mem "$MEM" \
 			--env "UCX_GAUDI_IPC_CHANNELS=$channels" -- \
 			"$TOP/tests/uct/run-bridge-tests.sh" \
 			"$HERE/ucx-gtest-run.sh" --filter "$FILTER" --out "$run" \

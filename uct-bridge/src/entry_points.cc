@@ -34,21 +34,33 @@ ucs_status_ptr_t unsupported_ptr(A...)
 Ep *ep_of(uct_ep_h ep) { return Ep::from(ep); }
 Iface *iface_of(uct_iface_h iface) { return Iface::from(iface); }
 
+// Every data operation as UCX's data log (UCX_LOG_LEVEL=data) shows those
+// of its own transports: one line each, empty ones included.
+void trace(uct_ep_h ep, const char *op, size_t length, uint64_t remote_addr, uct_rkey_t rkey)
+{
+	ucs_trace_data("gaudi_ipc: ep %p %s %zu bytes at 0x%" PRIx64 " rkey 0x%" PRIxPTR, ep, op,
+		       length, remote_addr, static_cast<uintptr_t>(rkey));
+}
+
 ucs_status_t ep_put_short(uct_ep_h ep, const void *buffer, unsigned length,
 			  uint64_t remote_addr, uct_rkey_t rkey)
 {
+	trace(ep, "put_short", length, remote_addr, rkey);
 	return guarded([&] { return ep_of(ep)->put_short(buffer, length, remote_addr, rkey); });
 }
 
 ucs_status_t ep_get_short(uct_ep_h ep, void *buffer, unsigned length, uint64_t remote_addr,
 			  uct_rkey_t rkey)
 {
+	trace(ep, "get_short", length, remote_addr, rkey);
 	return guarded([&] { return ep_of(ep)->get_short(buffer, length, remote_addr, rkey); });
 }
 
 ssize_t ep_put_bcopy(uct_ep_h ep, uct_pack_callback_t pack_cb, void *arg,
 		     uint64_t remote_addr, uct_rkey_t rkey)
 {
+	// The length is the packer's: known once packed.
+	trace(ep, "put_bcopy", 0, remote_addr, rkey);
 	return guarded([&]() -> ssize_t {
 		return ep_of(ep)->put_bcopy(pack_cb, arg, remote_addr, rkey);
 	});
@@ -57,6 +69,7 @@ ssize_t ep_put_bcopy(uct_ep_h ep, uct_pack_callback_t pack_cb, void *arg,
 ucs_status_t ep_put_zcopy(uct_ep_h ep, const uct_iov_t *iov, size_t iovcnt,
 			  uint64_t remote_addr, uct_rkey_t rkey, uct_completion_t *comp)
 {
+	trace(ep, "put_zcopy", uct_iov_total_length(iov, iovcnt), remote_addr, rkey);
 	return guarded([&] {
 		return ep_of(ep)->put_zcopy(iov, iovcnt, remote_addr, rkey, comp);
 	});
@@ -66,6 +79,7 @@ ucs_status_t ep_get_bcopy(uct_ep_h ep, uct_unpack_callback_t unpack_cb, void *ar
 			  size_t length, uint64_t remote_addr, uct_rkey_t rkey,
 			  uct_completion_t *comp)
 {
+	trace(ep, "get_bcopy", length, remote_addr, rkey);
 	return guarded([&] {
 		return ep_of(ep)->get_bcopy(unpack_cb, arg, length, remote_addr, rkey, comp);
 	});
@@ -74,6 +88,7 @@ ucs_status_t ep_get_bcopy(uct_ep_h ep, uct_unpack_callback_t unpack_cb, void *ar
 ucs_status_t ep_get_zcopy(uct_ep_h ep, const uct_iov_t *iov, size_t iovcnt,
 			  uint64_t remote_addr, uct_rkey_t rkey, uct_completion_t *comp)
 {
+	trace(ep, "get_zcopy", uct_iov_total_length(iov, iovcnt), remote_addr, rkey);
 	return guarded([&] {
 		return ep_of(ep)->get_zcopy(iov, iovcnt, remote_addr, rkey, comp);
 	});

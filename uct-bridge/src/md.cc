@@ -73,10 +73,16 @@ ucs_status_t md_mem_reg(uct_md_h md, void *address, size_t length,
 ucs_status_t md_mkey_pack(uct_md_h md, uct_mem_h memh, void *, size_t,
 			  const uct_md_mkey_pack_params_t *params, void *buffer)
 {
+	const uint64_t flags = UCS_PARAM_VALUE(UCT_MD_MKEY_PACK, params, flags, FIELD_FLAGS, 0);
 	// No exported keys (UCT_MD_FLAG_EXPORTED_MKEY): keys are for peers.
-	if (UCS_PARAM_VALUE(UCT_MD_MKEY_PACK, params, flags, FIELD_FLAGS, 0) &
-	    UCT_MD_MKEY_PACK_FLAG_EXPORT)
+	if (flags & UCT_MD_MKEY_PACK_FLAG_EXPORT)
 		return UCS_ERR_UNSUPPORTED;
+	if (flags & UCT_MD_MKEY_PACK_FLAG_INVALIDATE_AMO) {
+		ucs_debug("gaudi_ipc: no atomics to invalidate (UCT_MD_FLAG_INVALIDATE_AMO)");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (flags & UCT_MD_MKEY_PACK_FLAG_INVALIDATE_RMA)
+		static_cast<Memh *>(memh)->packed_invalidatable = true;
 	return Md::from(md)->mkey_pack(memh, buffer);
 }
 
@@ -308,6 +314,8 @@ ucs_status_t Md::mem_reg(void *address, size_t length, uint64_t flags,
 	m->length = length;
 	m->remote_writable = remote_write(flags);
 	m->local_writable = local_write(flags);
+	m->rma_access = !(flags & UCT_MD_MEM_ACCESS_ALL) ||
+			(flags & (UCT_MD_MEM_ACCESS_REMOTE_PUT | UCT_MD_MEM_ACCESS_REMOTE_GET));
 
 	struct hlthunk_ipc_mem_info info;
 	int rc = hlthunk_ipc_lookup_address(addr, length, &info);
@@ -403,6 +411,20 @@ ucs_status_t Md::mem_dereg(const uct_md_mem_dereg_params_t *params)
 		ucs_error("gaudi_ipc: an invalidating deregistration needs a completion");
 		return UCS_ERR_INVALID_PARAM;
 	}
+#if HL_UCX_1_18
+	if (flags & UCT_MD_MEM_DEREG_FLAG_INVALIDATE) {
+		const Memh *h = static_cast<const Memh *>(params->memh);
+		if (!h->rma_access)
+			return UCS_ERR_UNSUPPORTED;
+		if (!h->packed_invalidatable) {
+			// Refused quietly, as UCX's own domains do.
+			ucs_debug("gaudi_ipc: an invalidating deregistration of %p needs a key "
+				  "packed with UCT_MD_MKEY_PACK_FLAG_INVALIDATE_RMA",
+				  reinterpret_cast<void *>(h->addr));
+			return UCS_ERR_INVALID_PARAM;
+		}
+	}
+#endif
 	std::unique_ptr<Memh> m(static_cast<Memh *>(params->memh));
 	// Both paths wait for pieces in service: the kernel for channel
 	// copies inside the regions, the registry for the staged pieces the

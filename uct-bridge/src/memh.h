@@ -30,6 +30,12 @@ struct Memh {
 	bool local_writable;      // this process may get into it
 	// Staged path: the key of the process's registry (0: none).
 	uint64_t stage_key;
+	// UCX 1.18's contract for invalidating deregistrations: the memory
+	// was registered for puts or gets (not for atomics alone, which the
+	// domain cannot invalidate: no UCT_MD_FLAG_INVALIDATE_AMO), and a key
+	// of it was packed with UCT_MD_MKEY_PACK_FLAG_INVALIDATE_RMA.
+	bool rma_access;
+	bool packed_invalidatable;
 
 	// Device memory whose regions hold a dma-buf export of it: the driver
 	// refuses to unmap it until it is deregistered, so it stays mapped.
