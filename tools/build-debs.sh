@@ -15,7 +15,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 usage() {
 	cat <<'EOF'
-usage: tools/build-debs.sh [--check] [--ucx-source TREE] OUTDIR
+usage: tools/build-debs.sh [--check] [--ucx-source TREE | --no-ucx] OUTDIR
 
 Builds the source package (dpkg-source -b) from a copy of this tree under
 OUTDIR/src, with Debian's ucx source package as its component "ucx", then
@@ -26,7 +26,7 @@ unpacks it again and builds the binary packages from it (dpkg-buildpackage
 build.log: dpkg-buildpackage) and lists of the
 .deb files (debs.list) and of the source package's files (source.list).
 The copy holds the files git tracks and the untracked files it does not
-ignore (in a tree without git: everything but build*/ and ucx/).
+ignore (in a tree without git: everything but build*/, ucx/, .git/).
 
   --check            also run the host tests inside the package build (by
                      default the build has DEB_BUILD_OPTIONS=nocheck:
@@ -38,6 +38,11 @@ ignore (in a tree without git: everything but build*/ and ucx/).
                      here), instead of fetching it with apt-get source; the
                      fetched source is kept in OUTDIR/ucx-cache/ and used
                      again while libucx0 keeps its version
+  --no-ucx           no UCX: the source package without the component
+                     "ucx", the binary packages with the build profile
+                     pkg.habanalabs-ipc.noucx, which leaves ucx-gaudi-ipc
+                     out (where no UCX source of the installed version is
+                     at hand)
   -h, --help         this text
 
 Needs the packages of tools/setup.d/packages/debian.list and ucx.list
@@ -49,12 +54,15 @@ EOF
 
 CHECK=0
 UCX_TREE=
+UCX_VERSION=
+NOUCX=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--check) CHECK=1; shift ;;
 	--ucx-source)
 		[ $# -ge 2 ] || { echo "build-debs: --ucx-source needs a directory (see --help)" >&2; exit 2; }
 		UCX_TREE=$(realpath "$2"); shift 2 ;;
+	--no-ucx) NOUCX=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) echo "build-debs: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) break ;;
@@ -122,7 +130,7 @@ if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 		done) |
 		tar -C "$TOP" --null -T - -cf - | tar -C "$SRC" -xf -
 else
-	tar -C "$TOP" --exclude='./build*' --exclude=./ucx -cf - . | tar -C "$SRC" -xf -
+	tar -C "$TOP" --exclude='./build*' --exclude=./ucx --exclude=./.git -cf - . | tar -C "$SRC" -xf -
 fi
 [ ! -e "$SRC/ucx" ] || {
 	echo "build-debs: the tree has a ucx/ that git does not ignore; UCX's source comes only from the component (remove it)" >&2
@@ -131,8 +139,12 @@ fi
 
 # --- the component "ucx": Debian's ucx source of the installed version ----
 DEBSRC=$TOP/tools/ucx-debian-source.sh
-UCX_VERSION=$("$DEBSRC" version) || exit 1
-if [ -n "$UCX_TREE" ]; then
+if [ "$NOUCX" = 1 ]; then
+	[ -z "$UCX_TREE" ] || { echo "build-debs: --no-ucx and --ucx-source exclude each other" >&2; exit 2; }
+	say "no UCX (--no-ucx): no component ucx, no ucx-gaudi-ipc"
+elif ! UCX_VERSION=$("$DEBSRC" version); then
+	exit 1
+elif [ -n "$UCX_TREE" ]; then
 	"$DEBSRC" check "$UCX_TREE" || exit 1
 	say "UCX $UCX_VERSION: the source in $UCX_TREE"
 	rm -rf "$OUT/ucx-tree"
@@ -159,12 +171,26 @@ else
 fi
 
 # --- the source package ---------------------------------------------------
-say "the source package: $ORIG (the tree without debian/), $ORIG_UCX"
+if [ "$NOUCX" = 1 ]; then
+	say "the source package: $ORIG (the tree without debian/)"
+else
+	say "the source package: $ORIG (the tree without debian/), $ORIG_UCX"
+fi
 (cd "$SRC" && find . -mindepth 1 -maxdepth 1 ! -name debian -printf '%P\0' | sort -z) |
 	(cd "$SRC" && tar --null -T - --sort=name --mtime="@$EPOCH" --owner=0 \
 		--group=0 --numeric-owner --format=gnu \
 		--transform "s,^,$NAME-$UPSTREAM/," -cf -) | xz -6 -T1 >"$OUT/src/$ORIG"
-tar -C "$SRC" -xJf "$OUT/src/$ORIG_UCX"
+if [ "$NOUCX" = 1 ]; then
+	# Without the component, debian/copyright speaks of no UCX file: its
+	# ucx/ paragraphs go, and the license paragraphs only they used.
+	perl -0 -i -e '
+		my @p = grep { !/^Files: ucx\//m } split /\n\n+/, do { local $/; <> };
+		my %used = map { /^License: (.+)$/m ? ($1 => 1) : () } grep { /^Files:/m } @p;
+		print join("\n\n", grep { /^Files:/m || !/^License: (.+)$/m || $used{$1} } @p), "\n";
+	' "$SRC/debian/copyright"
+else
+	tar -C "$SRC" -xJf "$OUT/src/$ORIG_UCX"
+fi
 (cd "$OUT/src" && dpkg-source -b "$NAME-$UPSTREAM") >"$OUT/source.log" 2>&1 || {
 	cat "$OUT/source.log" >&2
 	echo "build-debs: dpkg-source -b failed (tree kept in $SRC)" >&2
@@ -197,6 +223,7 @@ profiles=
 # nocheck as an option skips the tests, as a build profile their build
 # dependencies (<!nocheck> in debian/control).
 [ "$CHECK" = 1 ] || { opts="nocheck $opts"; profiles=nocheck; }
+[ "$NOUCX" = 0 ] || profiles="${profiles:+$profiles }pkg.habanalabs-ipc.noucx"
 say "dpkg-buildpackage -b -us -uc${OFFLINE[*]:+ without network} (DEB_BUILD_OPTIONS='$opts'${profiles:+, DEB_BUILD_PROFILES='$profiles'}), log in $OUT/build.log"
 if ! (cd "$BLD" && DEB_BUILD_OPTIONS="$opts" DEB_BUILD_PROFILES="$profiles" \
 	${OFFLINE[@]+"${OFFLINE[@]}"} dpkg-buildpackage -b -us -uc) >"$OUT/build.log" 2>&1; then
@@ -205,18 +232,23 @@ if ! (cd "$BLD" && DEB_BUILD_OPTIONS="$opts" DEB_BUILD_PROFILES="$profiles" \
 	exit 1
 fi
 # Warnings that do not fail dpkg-buildpackage but mean a package is wrong.
-if grep -E '^(dh_[a-z_]+|dpkg-source|dpkg-gencontrol|dpkg-shlibdeps): (warning|error): ' \
-	"$OUT/build.log" >&2; then
+# But one: on Debian 13, libc6 diverts the dynamic loader's /lib64 path
+# for the /usr merge, and dpkg-shlibdeps says so for every binary that
+# names it (the dependencies it computes are libc6's all the same).
+if sed -n '/^dpkg-shlibdeps: warning: diversions involved/{N;/\n diversion by libc6 \(from\|to\): \/lib64\/ld-linux-x86-64\.so\.2\(\.usr-is-merged\)\?$/d;p;d};p' \
+	"$OUT/build.log" |
+	grep -E '^(dh_[a-z_]+|dpkg-source|dpkg-gencontrol|dpkg-shlibdeps): (warning|error): ' >&2; then
 	echo "build-debs: the build warned (see above and $OUT/build.log)" >&2
 	exit 1
 fi
 
 mv "$OUT"/src/build/*.deb "$OUT"/src/build/*.buildinfo "$OUT"/src/build/*.changes "$OUT/"
-mv "$DSC" "$OUT/src/$ORIG" "$OUT/src/$ORIG_UCX" "$OUT"/src/*.debian.tar.xz "$OUT/"
+mv "$DSC" "$OUT/src/$ORIG" "$OUT"/src/*.debian.tar.xz "$OUT/"
+[ "$NOUCX" = 1 ] || mv "$OUT/src/$ORIG_UCX" "$OUT/"
 (cd "$OUT" && ls -1 ./*.deb | sed 's,^\./,,') >"$OUT/debs.list"
 (cd "$OUT" && ls -1 ./*.dsc ./*.tar.xz | sed 's,^\./,,') >"$OUT/source.list"
 rm -rf "$OUT/src"
-say "built $(wc -l <"$OUT/debs.list") packages of $NAME $VERSION (UCX $UCX_VERSION) in $OUT:"
+say "built $(wc -l <"$OUT/debs.list") packages of $NAME $VERSION (UCX ${UCX_VERSION:-none: --no-ucx}) in $OUT:"
 while read -r f; do
 	printf '  %-58s %6s KiB\n' "$f" $(($(stat -c %s "$OUT/$f") / 1024))
 done < <(cat "$OUT/source.list" "$OUT/debs.list")

@@ -16,6 +16,10 @@ while read -r f; do
 done <"$DEBS/debs.list"
 [ ${#PKGS[@]} -gt 0 ] || fail "no packages in $DEBS/debs.list"
 
+# has_deb PACKAGE: DEBS holds PACKAGE (ucx-gaudi-ipc is not built by
+# tools/build-debs.sh --no-ucx).
+has_deb() { grep -q "^$1_" "$DEBS/debs.list"; }
+
 # deb_of PACKAGE: the file of PACKAGE in DEBS.
 deb_of() {
 	local f

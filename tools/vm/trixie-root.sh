@@ -21,7 +21,7 @@ PACKAGES=(linux-image-amd64 linux-headers-amd64 make sparse kmod xz-utils zstd)
 # userspace tests run on bookworm), with trixie's UCX and its source
 # (deb-src entries), and what the packages' install test and UCX's gtest
 # use in a guest booted with this root.
-USERSPACE=(build-essential cmake pkg-config cpio file python3
+USERSPACE=(build-essential cmake pkgconf systemd-dev cpio file python3 git
 	libkmod-dev libudev-dev liblzma-dev libibverbs-dev libucx-dev ucx-utils
 	debhelper dh-dkms dkms fakeroot lintian dpkg-dev
 	udev systemd man-db perl util-linux iproute2 rdma-core ibverbs-providers)
