@@ -72,9 +72,12 @@ done
 
 echo "== the packages installed in a chroot of an overlay of $LOWER (natively)"
 HL_PKG_CHROOT=1 chroot "$R" /bin/bash "$SRC/tests/pkg/install-chroot.sh" "$SRC" "$DEBS" "$KVER"
-# The guest mounts what it needs itself.
-# (Lazily: a process the packages' scripts started may still be leaving.)
-umount -R -l "$R/sys" "$R/dev" "$R/proc" "$R/run" "$R/tmp" "$R$DEBS" "$R$SRC"
+# The guest mounts what it needs itself.  Innermost first (the packages
+# may lie in the checkout, the checkout under /tmp), lazily (a process the
+# packages' scripts started may still be leaving).
+for m in "$R$DEBS" "$R$SRC" "$R/tmp" "$R/run" "$R/proc" "$R/dev" "$R/sys"; do
+	! mountpoint -q "$m" || umount -R -l "$m"
+done
 
 echo "== that root, booted on $KVER"
 "$SRC/tools/vm/run-vm" --root "$R" --kernel "${KERNEL_ARG:-$KVER}" --kmod-dir "$KMOD_DIR" \
