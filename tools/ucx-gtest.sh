@@ -429,6 +429,18 @@ declare -A SUMMARY STATUS RUN_SECONDS
 rc=0
 for k in "${KERNELS[@]}"; do
 	kver=$(kver_of "$k") || die "kernel $k is not available (tools/vm/kernels.sh, tools/vm/debug-kernel.sh)"
+	root=()
+	kmods=$BUILD/kmod/$kver
+	kver_arg=$kver
+	if [ "$k" = trixie ]; then
+		# Trixie's root, with the gtest shown in it; the modules are the
+		# main build's (trixie's userspace build has none).
+		# shellcheck disable=SC1090
+		root=(--root "$(. "$("$TOP/tools/vm/trixie-root.sh" --env)" && echo "$HLTX_ROOT")"
+			--show "$(dirname "$GTEST_BIN")")
+		kmods=$(dirname "$BUILD")/kmod/$kver
+		kver_arg=trixie
+	fi
 	for p in "${PATHS[@]}"; do
 		case $p in channels) channels=y ;; staged) channels=n ;; esac
 		run=$OUT/$k-$p
@@ -437,18 +449,6 @@ for k in "${KERNELS[@]}"; do
 		say "kernel $k, $p path (UCX_GAUDI_IPC_CHANNELS=$channels)"
 		st=0
 		t0=$(date +%s)
-		root=()
-		kmods=$BUILD/kmod/$kver
-		kver_arg=$kver
-		if [ "$k" = trixie ]; then
-			# Trixie's root, with the gtest shown in it; the modules
-			# are the main build's (trixie's userspace build has none).
-			# shellcheck disable=SC1090
-			root=(--root "$(. "$("$TOP/tools/vm/trixie-root.sh" --env)" && echo "$HLTX_ROOT")"
-				--show "$(dirname "$GTEST_BIN")")
-			kmods=$(dirname "$BUILD")/kmod/$kver
-			kver_arg=trixie
-		fi
 		(cd "$BUILD" && "$TOP/tools/vm/run-vm" --quiet --kernel "$kver_arg" "${root[@]}" \
 			--kmod-dir "$kmods" \
 			--insmod "habanalabs_sim num_devices=2" --insmod habanalabs_ipc \

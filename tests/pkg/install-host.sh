@@ -52,32 +52,18 @@ shift 4
 
 W=$(mktemp -d /var/tmp/hl-pkg-install.XXXXXX)
 trap 'umount -R -l "$W" 2>/dev/null; rmdir "$W"' EXIT
-# The overlay's upper layer cannot be on the root's file system (overlayfs
-# refuses overlapping layers): a tmpfs of its own.
-mount -t tmpfs -o mode=0755 hl-pkg-install "$W"
-mkdir "$W/upper" "$W/work" "$W/root"
-mount -t overlay -o "lowerdir=$LOWER,upperdir=$W/upper,workdir=$W/work" hl-pkg-root "$W/root"
+# shellcheck source=tools/vm/overlay-root.sh
+. "$SRC/tools/vm/overlay-root.sh"
+overlay_root "$LOWER" "$W" || die "cannot mount an overlay of $LOWER"
 R=$W/root
-# What the chroot needs of the running system, and the checkout and the
-# packages wherever they are (a clone under /tmp, another file system).
-mount -t proc proc "$R/proc"
-mount --rbind /sys "$R/sys"
-mount --rbind /dev "$R/dev"
-mount -t tmpfs -o mode=0755 tmpfs "$R/run"
-mount -t tmpfs -o mode=1777 tmpfs "$R/tmp"
-for d in "$SRC" "$DEBS"; do
-	mkdir -p "$R$d"
-	mount --bind "$d" "$R$d"
-done
+# The checkout and the packages wherever they are (a clone under /tmp,
+# another file system).
+chroot_mounts "$R" "$SRC" "$DEBS" || die "cannot prepare the chroot $R"
 
 echo "== the packages installed in a chroot of an overlay of $LOWER (natively)"
 HL_PKG_CHROOT=1 chroot "$R" /bin/bash "$SRC/tests/pkg/install-chroot.sh" "$SRC" "$DEBS" "$KVER"
-# The guest mounts what it needs itself.  Innermost first (the packages
-# may lie in the checkout, the checkout under /tmp), lazily (a process the
-# packages' scripts started may still be leaving).
-for m in "$R$DEBS" "$R$SRC" "$R/tmp" "$R/run" "$R/proc" "$R/dev" "$R/sys"; do
-	! mountpoint -q "$m" || umount -R -l "$m"
-done
+# The guest mounts what it needs itself.
+chroot_unmounts "$R" "$SRC" "$DEBS" || die "cannot undo the chroot's mounts"
 
 echo "== that root, booted on $KVER"
 "$SRC/tools/vm/run-vm" --root "$R" --kernel "${KERNEL_ARG:-$KVER}" --kmod-dir "$KMOD_DIR" \
