@@ -187,7 +187,8 @@ static void hl_ipc_dma_put_chan(unsigned int idx, bool broken)
 	if (broken)
 		hl_ipc_dma.dead = true;
 	mutex_unlock(&hl_ipc_dma.lock);
-	wake_up(&hl_ipc_dma.free_wq);
+	if (wq_has_sleeper(&hl_ipc_dma.free_wq))
+		wake_up(&hl_ipc_dma.free_wq);
 }
 
 bool hl_ipc_dma_available(void)
@@ -516,20 +517,20 @@ static int hl_ipc_dma_hold(struct hl_ipc_seg *seg, struct device *dev)
 	int ret;
 
 	for (tries = 0; tries < 3; tries++) {
-		ret = hl_ipc_dma_prepare_one(a, dev);
-		if (!ret && b != a)
-			ret = hl_ipc_dma_prepare_one(b, dev);
-		if (ret)
-			return ret;
 		down_read(&a->dma_sem);
 		if (b != a)
 			down_read_nested(&b->dma_sem, SINGLE_DEPTH_NESTING);
 		if (hl_ipc_dma_mapped(a, dev) && hl_ipc_dma_mapped(b, dev))
 			return 0;
-		/* Moved again meanwhile. */
+		/* Not mapped yet, or moved: map, and look again. */
 		if (b != a)
 			up_read(&b->dma_sem);
 		up_read(&a->dma_sem);
+		ret = hl_ipc_dma_prepare_one(a, dev);
+		if (!ret && b != a)
+			ret = hl_ipc_dma_prepare_one(b, dev);
+		if (ret)
+			return ret;
 	}
 	return -EIO;
 }
