@@ -59,11 +59,12 @@ ucs_status_t ep_get_short(uct_ep_h ep, void *buffer, unsigned length, uint64_t r
 ssize_t ep_put_bcopy(uct_ep_h ep, uct_pack_callback_t pack_cb, void *arg,
 		     uint64_t remote_addr, uct_rkey_t rkey)
 {
-	// The length is the packer's: known once packed.
-	trace(ep, "put_bcopy", 0, remote_addr, rkey);
-	return guarded([&]() -> ssize_t {
+	const ssize_t n = guarded([&]() -> ssize_t {
 		return ep_of(ep)->put_bcopy(pack_cb, arg, remote_addr, rkey);
 	});
+	// The length is the packer's: known once packed (none on an error).
+	trace(ep, "put_bcopy", n > 0 ? static_cast<size_t>(n) : 0, remote_addr, rkey);
+	return n;
 }
 
 ucs_status_t ep_put_zcopy(uct_ep_h ep, const uct_iov_t *iov, size_t iovcnt,
