@@ -124,39 +124,39 @@ grep -q "every byte" /run/out/demo.log || fail "the demo printed no results"
 echo "ok: demo as hlmember"
 
 if has_deb ucx-gaudi-ipc; then
-step "ucx-gaudi-ipc: ucx_perftest puts over gaudi_ipc between two processes of a member of hl"
-ip link set lo up || fail "cannot bring lo up"
-copies() { /usr/bin/hl-ipc status | sed -n 's/^  since load *\([0-9]*\) copies.*/\1/p'; }
-c0=$(copies)
-# A UCX built with MPI (Debian 13's) takes a run without a terminal for a
-# one-process MPI job unless told -P 0 (which one built without MPI, as
-# Debian 12's, reads as -h); UCX 1.18's server wants the transport and
-# device as well.
-NOMPI=()
-! ucx_info -b | grep -q '^#define HAVE_MPI *1' || NOMPI=(-P 0)
-as hlmember hl-ucx timeout 120 ucx_perftest ${NOMPI[@]+"${NOMPI[@]}"} -p 13337 -x gaudi_ipc -d gaudi \
-	>/run/out/perftest-server.log 2>&1 &
-srv=$!
-for _ in $(seq 50); do
-	as hlmember hl-ucx timeout 120 ucx_perftest ${NOMPI[@]+"${NOMPI[@]}"} 127.0.0.1 -p 13337 -t put_bw -D zcopy \
-		-x gaudi_ipc -d gaudi -s 1048576 -n 200 -w 20 >/run/out/perftest.log 2>&1
-	rc=$?
-	grep -q "connect() failed" /run/out/perftest.log || break
-	sleep 0.2
-done
-wait $srv
-src=$?
-if [ "$rc" != 0 ] || [ "$src" != 0 ] || ! grep -q '^Final:' /run/out/perftest.log; then
-	cat /run/out/perftest.log /run/out/perftest-server.log >&2
-	fail "ucx_perftest put_bw over gaudi_ipc: client $rc, server $src"
-fi
-c1=$(copies)
-# 200 measured puts (and up to 20 to warm up: UCX stops warming up after its warm-up time), each one
-# channel copy of 1 MiB (UCX_GAUDI_IPC_SYNC_COPY_MAX).
-[ "$((c1 - c0))" -ge 200 ] ||
-	fail "habanalabs_ipc counted $((c1 - c0)) copies during the 200 puts of ucx_perftest"
-echo "ok: ucx_perftest put_bw zcopy 1 MiB x 200: $(grep '^Final:' /run/out/perftest.log | tr -s ' ')"
-echo "ok: habanalabs_ipc counted $((c1 - c0)) copies for it"
+	step "ucx-gaudi-ipc: ucx_perftest puts over gaudi_ipc between two processes of a member of hl"
+	ip link set lo up || fail "cannot bring lo up"
+	copies() { /usr/bin/hl-ipc status | sed -n 's/^  since load *\([0-9]*\) copies.*/\1/p'; }
+	c0=$(copies)
+	# A UCX built with MPI (Debian 13's) takes a run without a terminal for a
+	# one-process MPI job unless told -P 0 (which one built without MPI, as
+	# Debian 12's, reads as -h); UCX 1.18's server wants the transport and
+	# device as well.
+	NOMPI=()
+	! ucx_info -b | grep -q '^#define HAVE_MPI *1' || NOMPI=(-P 0)
+	as hlmember hl-ucx timeout 120 ucx_perftest ${NOMPI[@]+"${NOMPI[@]}"} -p 13337 -x gaudi_ipc -d gaudi \
+		>/run/out/perftest-server.log 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do
+		as hlmember hl-ucx timeout 120 ucx_perftest ${NOMPI[@]+"${NOMPI[@]}"} 127.0.0.1 -p 13337 -t put_bw -D zcopy \
+			-x gaudi_ipc -d gaudi -s 1048576 -n 200 -w 20 >/run/out/perftest.log 2>&1
+		rc=$?
+		grep -q "connect() failed" /run/out/perftest.log || break
+		sleep 0.2
+	done
+	wait $srv
+	src=$?
+	if [ "$rc" != 0 ] || [ "$src" != 0 ] || ! grep -q '^Final:' /run/out/perftest.log; then
+		cat /run/out/perftest.log /run/out/perftest-server.log >&2
+		fail "ucx_perftest put_bw over gaudi_ipc: client $rc, server $src"
+	fi
+	c1=$(copies)
+	# 200 measured puts (and up to 20 to warm up: UCX stops warming up after its warm-up time), each one
+	# channel copy of 1 MiB (UCX_GAUDI_IPC_SYNC_COPY_MAX).
+	[ "$((c1 - c0))" -ge 200 ] ||
+		fail "habanalabs_ipc counted $((c1 - c0)) copies during the 200 puts of ucx_perftest"
+	echo "ok: ucx_perftest put_bw zcopy 1 MiB x 200: $(grep '^Final:' /run/out/perftest.log | tr -s ' ')"
+	echo "ok: habanalabs_ipc counted $((c1 - c0)) copies for it"
 else
 	echo "no ucx-gaudi-ipc among the packages (built with --no-ucx): no ucx_perftest"
 fi
